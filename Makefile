@@ -1,0 +1,24 @@
+# Two commands do all the set-up on a fresh Debian machine:
+#   make serve   installs what is missing and starts the agent on port 9147
+#   make test    installs what is missing (with the test extras) and runs the tests
+VENV ?= .venv
+PORT ?= 9147
+NAME ?= ggp-agent
+PYTEST_ARGS ?=
+
+.PHONY: serve test install install-test clean
+
+install:
+	docker/install.sh $(VENV)
+
+install-test:
+	docker/install.sh $(VENV) test
+
+serve: install
+	$(VENV)/bin/ggp-agent serve --host 0.0.0.0 --port $(PORT) --name $(NAME)
+
+test: install-test
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,144 @@
+"""The dependency graph of a game's relations, and what follows from it.
+
+The validator needs it for stratification and the recursion restriction; the
+Prolog compiler needs it to know which relations are recursive (those get tabled)
+and which depend on the state; the grounder needs the strata. One graph serves all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .normalize import is_positive_sentence
+from .terms import Distinct, Literal, Not, Rule, relation_key
+
+RelationKey = tuple[str, int]
+
+#: Relations whose truth comes from outside the rules: the state and the moves.
+STATE_RELATIONS = frozenset({("true", 1), ("does", 2)})
+
+
+def sentence_of(literal: Literal):
+    """The relation sentence inside a literal (through `not`), or None for distinct."""
+    while isinstance(literal, Not):
+        literal = literal.literal
+    if isinstance(literal, Distinct):
+        return None
+    return literal
+
+
+@dataclass
+class DependencyGraph:
+    """Edges from each body relation to the head relation of its rule."""
+
+    relations: set[RelationKey] = field(default_factory=set)
+    #: head -> {body relation: True if some occurrence is negative}
+    depends_on: dict[RelationKey, dict[RelationKey, bool]] = field(default_factory=dict)
+    #: relation -> id of its strongly connected component
+    component: dict[RelationKey, int] = field(default_factory=dict)
+    #: component id -> its members
+    members: dict[int, frozenset[RelationKey]] = field(default_factory=dict)
+    #: relations on a cycle (including self-loops): the recursive ones
+    recursive: frozenset[RelationKey] = frozenset()
+    #: relations whose value depends on `true` or `does`, directly or not
+    state_dependent: frozenset[RelationKey] = frozenset()
+    #: relations whose value depends on `does`
+    move_dependent: frozenset[RelationKey] = frozenset()
+    #: (head, body) pairs where a negative edge closes a cycle: unstratified
+    negative_cycles: tuple[tuple[RelationKey, RelationKey], ...] = ()
+
+    def same_component(self, a: RelationKey, b: RelationKey) -> bool:
+        return a in self.component and self.component.get(a) == self.component.get(b)
+
+
+def build_dependency_graph(rules: tuple[Rule, ...]) -> DependencyGraph:
+    """The graph of plain (or-free) rules."""
+    graph = DependencyGraph()
+    for rule in rules:
+        head = relation_key(rule.head)
+        graph.relations.add(head)
+        edges = graph.depends_on.setdefault(head, {})
+        for literal in rule.body:
+            sentence = sentence_of(literal)
+            if sentence is None:
+                continue
+            body = relation_key(sentence)
+            graph.relations.add(body)
+            negative = not is_positive_sentence(literal)
+            edges[body] = edges.get(body, False) or negative
+    _strongly_connected_components(graph)
+    graph.state_dependent = _reaching(graph, STATE_RELATIONS)
+    graph.move_dependent = _reaching(graph, {("does", 2)})
+    cycles = []
+    for head, edges in graph.depends_on.items():
+        for body, negative in edges.items():
+            if negative and graph.same_component(head, body):
+                cycles.append((head, body))
+    graph.negative_cycles = tuple(sorted(cycles))
+    return graph
+
+
+def _strongly_connected_components(graph: DependencyGraph) -> None:
+    """Tarjan's algorithm, iterative (games can have long dependency chains)."""
+    index: dict[RelationKey, int] = {}
+    low: dict[RelationKey, int] = {}
+    on_stack: set[RelationKey] = set()
+    stack: list[RelationKey] = []
+    counter = 0
+    component_id = 0
+    recursive: set[RelationKey] = set()
+    successors = {r: list(graph.depends_on.get(r, {})) for r in graph.relations}
+    for root in sorted(graph.relations):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, child_pos = work.pop()
+            if child_pos == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            children = successors[node]
+            if child_pos < len(children):
+                work.append((node, child_pos + 1))
+                child = children[child_pos]
+                if child not in index:
+                    work.append((child, 0))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    graph.component[member] = component_id
+                    if member == node:
+                        break
+                graph.members[component_id] = frozenset(members)
+                if len(members) > 1 or node in graph.depends_on.get(node, {}):
+                    recursive.update(members)
+                component_id += 1
+    graph.recursive = frozenset(recursive)
+
+
+def _reaching(graph: DependencyGraph, sources) -> frozenset[RelationKey]:
+    """Relations that depend (transitively) on any of `sources`."""
+    dependents: dict[RelationKey, set[RelationKey]] = {}
+    for head, edges in graph.depends_on.items():
+        for body in edges:
+            dependents.setdefault(body, set()).add(head)
+    seen = set()
+    frontier = [s for s in sources if s in graph.relations]
+    while frontier:
+        node = frontier.pop()
+        for head in dependents.get(node, ()):
+            if head not in seen:
+                seen.add(head)
+                frontier.append(head)
+    return frozenset(seen)

@@ -1,6 +1,6 @@
 """Engine registry: a name on the command line to a `StateMachine` for a game.
 
-The propnet engine registers itself here when it lands; callers (CLI, player,
+Callers (CLI, player,
 controller) never import an engine class directly.
 """
 
@@ -20,7 +20,13 @@ def _prolog(game: ValidatedGame, **options) -> StateMachine:
     return PrologStateMachine(game, **options)
 
 
-ENGINES: dict[str, EngineFactory] = {"prolog": _prolog}
+def _propnet(game: ValidatedGame, **options) -> StateMachine:
+    from .propnet.machine import PropnetStateMachine
+
+    return PropnetStateMachine(game, **options)
+
+
+ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet}
 
 
 def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:

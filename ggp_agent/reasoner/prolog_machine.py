@@ -22,6 +22,7 @@ from typing import Optional, Sequence, Union
 from ..gdl import GdlError, load_game
 from ..gdl.terms import Term
 from ..gdl.validate import ValidatedGame
+from ..movecodes import MoveCodes
 from . import swipl
 from .compile import CompiledGame, compile_game, goal_shape, relation_of, sentence_args
 from .prolog_query import call_predicate
@@ -56,6 +57,8 @@ class PrologStateMachine:
         self.query_time_limit = query_time_limit
         self._roles: tuple[Term, ...] = tuple(game.roles)
         self._goal_warnings: set[str] = set()
+        #: codes for the moves met so far (interned as legal moves are asked for)
+        self.move_codes = MoveCodes(len(self._roles))
         self._thread = PrologThread.instance()
         with _module_counter_lock:
             self.module = f"ggp_game_{next(_module_counter)}"
@@ -133,7 +136,7 @@ class PrologStateMachine:
         moves = self._query(
             "legal_moves", [_state_filler(state), _term_filler(role_term), _var_filler], lambda refs: _read_term_list(refs + 3)
         )
-        return sorted_moves(moves)
+        return self._interned(role, sorted_moves(moves))
 
     def all_legal_moves(self, state: State) -> tuple[tuple[Term, ...], ...]:
         """Every role's legal moves in one call (role order)."""
@@ -142,7 +145,7 @@ class PrologStateMachine:
             [_state_filler(state), _var_filler],
             lambda refs: [_read_term_list(item) for item in swipl.get_list(refs + 2)],
         )
-        return tuple(sorted_moves(moves) for moves in per_role)
+        return tuple(self._interned(role, sorted_moves(moves)) for role, moves in enumerate(per_role))
 
     def next_state(self, state: State, joint_move: Sequence[Term]) -> State:
         if len(joint_move) != len(self._roles):
@@ -219,7 +222,16 @@ class PrologStateMachine:
             with_state=False,
         )
 
+    def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
+        """The move codes of `legal_moves(state, role)` (same order)."""
+        return tuple(self.move_codes.code(role, move) for move in self.legal_moves(state, role))
+
     # -- plumbing -----------------------------------------------------------
+
+    def _interned(self, role: int, moves: tuple[Term, ...]) -> tuple[Term, ...]:
+        for move in moves:
+            self.move_codes.intern(role, move)
+        return moves
 
     def _query(self, name, args, read, time_limit: Optional[float] = None, with_state: bool = True):
         if self._closed:

@@ -1,0 +1,622 @@
+"""Numba kernels over a compiled game: the API the search is built on.
+
+Every function here is a plain `@njit(cache=True, nogil=True)` function over the
+arrays of `arrays.py` and scalars, so a search kernel can call them from inside
+its own njit code, and any game runs on the same compiled code (nothing is
+compiled at START; call `warm_up()` once when the process starts to load the
+compiled kernels from numba's disk cache).
+
+Types: `net` is an `arrays.Net` (shared, read-only), `work` an `arrays.Work`
+(one per thread), `lanes` an `arrays.Lanes` (one per thread), `rng` a uint64[1]
+array (`arrays.new_rng(seed)`). A state is `net.n_words` uint64 words, bit i of
+the state is fluent i (`PropnetStateMachine.fluents`). A move code is a dense
+int per (role, move): role r's codes are `net.role_lo[r]..net.role_lo[r+1]-1`,
+`net.code_role[c]` is a code's role (mapping to GDL terms:
+`PropnetStateMachine.move_codes`).
+
+One-at-a-time (change propagation; the search's tree descent):
+
+    load_state(net, work, state_words)           -> None   make `state_words` current
+    legal_codes(net, work, role, out)            -> int    role's legal codes into out[:n]
+    advance(net, work, joint_codes)              -> None   current state -> next state
+    is_terminal(net, work)                       -> bool
+    goals(net, work, out)                        -> None   out[r] = goal of role r (0..100;
+                                                            none 0, several: the highest)
+    current_state(work)                          -> uint64[:] (a view: copy to keep)
+    state_hash(work)                             -> uint64  (Zobrist, kept incrementally)
+    random_playout(net, work, rng, max_steps, codes_out) -> int
+
+`random_playout` plays uniformly random joint moves from the current state
+until a terminal state or `max_steps` joint moves, leaves the final state
+current (read `goals`), and returns the number of joint moves played, or
+`-1 - step` when a role had no legal move in a non-terminal state (a broken
+game). `codes_out[step, role]` (int32, at least max_steps x n_roles) records
+each role's code; a role whose only legal move it was gets `~code` (negative):
+a move that carried no choice.
+
+64 lanes (bit-parallel random playouts; the search's playout batches):
+
+    lane_playouts(net, lanes, starts, n_starts, rng, max_steps,
+                  codes_out, lengths_out, goals_out) -> None
+
+plays one random playout from each of `starts[k]` (k < n_starts; uint64 words),
+64 at a time, one bit per playout in every node's word. `codes_out[k, step,
+role]` as above, `lengths_out[k]` the joint moves played (negative as above
+for a broken game), `goals_out[k, role]` the goals in the final state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MIX = np.uint64(0x2545F4914F6CDD1D)
+_S12 = np.uint64(12)
+_S25 = np.uint64(25)
+_S27 = np.uint64(27)
+_S32 = np.uint64(32)
+_S58 = np.uint64(58)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array(
+    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
+     62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+     63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+     46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6],
+    dtype=np.int64,
+)
+
+
+# -- small helpers ---------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def rand_below(rng, n):
+    """A uniform integer in [0, n) from the xorshift64* state in rng[0]."""
+    x = rng[0]
+    x ^= x >> _S12
+    x ^= x << _S25
+    x ^= x >> _S27
+    rng[0] = x
+    r = (x * _MIX) >> _S32
+    return np.int64((r * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True, nogil=True)
+def lowest_bit_index(word):
+    """Index of the lowest set bit of a non-zero uint64."""
+    low = word & (~word + ONE)
+    return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> _S58)]
+
+
+@njit(cache=True, nogil=True)
+def _lit(value, lit):
+    return value[lit >> 1] ^ (lit & 1)
+
+
+@njit(cache=True, nogil=True)
+def _eval_gate(net, value, g):
+    """A gate's value from its inputs' current values (uint8 values)."""
+    lo = net.in_ptr[g]
+    hi = net.in_ptr[g + 1]
+    if net.kind[g] == 1:
+        for e in range(lo, hi):
+            lit = net.in_lit[e]
+            if (value[lit >> 1] ^ (lit & 1)) == 0:
+                return 0
+        return 1
+    for e in range(lo, hi):
+        lit = net.in_lit[e]
+        if (value[lit >> 1] ^ (lit & 1)) != 0:
+            return 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def forward(net, value, lo, hi):
+    """Evaluate gates lo..hi-1 in order (uint8 values); a cyclic component to its
+    least fixpoint (its members start false and only ever turn true)."""
+    g = lo
+    while g < hi:
+        s = net.scc[g]
+        if s >= 0:
+            a = net.scc_lo[s]
+            b = net.scc_hi[s]
+            for m in range(a, b):
+                value[m] = 0
+            changed = True
+            while changed:
+                changed = False
+                for m in range(a, b):
+                    if value[m] == 0 and _eval_gate(net, value, m) == 1:
+                        value[m] = 1
+                        changed = True
+            g = b
+            continue
+        value[g] = _eval_gate(net, value, g)
+        g += 1
+
+
+# -- change propagation ------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _push(work, node):
+    if work.queued[node] == 0:
+        work.queued[node] = 1
+        sp = work.registers[0]
+        work.stack[sp] = node
+        work.registers[0] = sp + 1
+
+
+@njit(cache=True, nogil=True)
+def _reevaluate_component(net, work, s):
+    """Least fixpoint of cyclic component s from its current outside inputs.
+
+    Called with an empty stack; returns the new stack size, with the members
+    whose value changed pushed (their fan-out outside the component is then
+    updated like any other node's). Inside the component, counts follow
+    `value`; the wires are positive (the builder refuses negation in a cycle).
+    """
+    a = net.scc_lo[s]
+    b = net.scc_hi[s]
+    value = work.value
+    count = work.count
+    stack = work.stack
+    old = work.old
+    for m in range(a, b):
+        old[m] = value[m]
+        if value[m] != 0:
+            for e in range(net.out_ptr[m], net.out_ptr[m + 1]):
+                t = net.out_lit[e] >> 1
+                if net.scc[t] == s:
+                    count[t] -= 1
+            value[m] = 0
+    top = 0
+    for m in range(a, b):
+        if count[m] >= net.need[m]:
+            value[m] = 1
+            stack[top] = m
+            top += 1
+    while top > 0:
+        top -= 1
+        m = stack[top]
+        for e in range(net.out_ptr[m], net.out_ptr[m + 1]):
+            t = net.out_lit[e] >> 1
+            if net.scc[t] == s:
+                count[t] += 1
+                if value[t] == 0 and count[t] >= net.need[t]:
+                    value[t] = 1
+                    stack[top] = t
+                    top += 1
+    sp = 0
+    for m in range(a, b):
+        if value[m] != old[m]:
+            work.queued[m] = 1
+            stack[sp] = m
+            sp += 1
+    return sp
+
+
+@njit(cache=True, nogil=True)
+def propagate(net, work):
+    """Bring every gate up to date with the leaves changed (and pushed) since the last call."""
+    value = work.value
+    propagated = work.propagated
+    queued = work.queued
+    count = work.count
+    stack = work.stack
+    need = net.need
+    out_ptr = net.out_ptr
+    out_lit = net.out_lit
+    scc = net.scc
+    sp = work.registers[0]
+    n_dirty = work.registers[1]
+    while True:
+        while sp > 0:
+            sp -= 1
+            n = stack[sp]
+            queued[n] = 0
+            v = value[n]
+            if v == propagated[n]:
+                continue
+            propagated[n] = v
+            sn = scc[n]
+            for e in range(out_ptr[n], out_ptr[n + 1]):
+                ol = out_lit[e]
+                t = ol >> 1
+                st = scc[t]
+                if (v ^ (ol & 1)) != 0:
+                    c = count[t] + 1
+                else:
+                    c = count[t] - 1
+                if st >= 0:
+                    if st == sn:
+                        continue  # inside a component: its re-evaluation counts these
+                    count[t] = c
+                    if work.scc_dirty[st] == 0:
+                        work.scc_dirty[st] = 1
+                        work.dirty[n_dirty] = st
+                        n_dirty += 1
+                    continue
+                count[t] = c
+                nv = 1 if c >= need[t] else 0
+                if nv != value[t]:
+                    value[t] = nv
+                    if queued[t] == 0:
+                        queued[t] = 1
+                        stack[sp] = t
+                        sp += 1
+        if n_dirty == 0:
+            break
+        best = 0
+        for i in range(1, n_dirty):
+            if net.scc_lo[work.dirty[i]] < net.scc_lo[work.dirty[best]]:
+                best = i
+        s = work.dirty[best]
+        n_dirty -= 1
+        work.dirty[best] = work.dirty[n_dirty]
+        work.scc_dirty[s] = 0
+        sp = _reevaluate_component(net, work, s)
+    work.registers[0] = 0
+    work.registers[1] = 0
+
+
+@njit(cache=True, nogil=True)
+def init_work(net, work):
+    """Evaluate everything from scratch (all false, no moves), then load the initial state."""
+    work.value[:] = 0
+    work.queued[:] = 0
+    work.count[:] = 0
+    work.scc_dirty[:] = 0
+    work.registers[:] = 0
+    work.state[:] = 0
+    work.hash[0] = ZERO
+    work.input_code[:] = -1
+    forward(net, work.value, net.first_gate, net.n_nodes)
+    for g in range(net.first_gate, net.n_nodes):
+        c = 0
+        for e in range(net.in_ptr[g], net.in_ptr[g + 1]):
+            c += _lit(work.value, net.in_lit[e])
+        work.count[g] = c
+    work.propagated[:] = work.value
+    load_state(net, work, net.init_words)
+
+
+@njit(cache=True, nogil=True)
+def load_state(net, work, state_words):
+    """Make `state_words` the current state (only the fluents that differ cost work)."""
+    state = work.state
+    for w in range(net.n_words):
+        diff = state_words[w] ^ state[w]
+        while diff != ZERO:
+            bit = lowest_bit_index(diff)
+            diff &= diff - ONE
+            i = w * 64 + bit
+            node = 1 + i
+            work.value[node] ^= 1
+            _push(work, node)
+            work.hash[0] ^= net.zobrist[i]
+        state[w] = state_words[w]
+    propagate(net, work)
+
+
+@njit(cache=True, nogil=True)
+def legal_codes(net, work, role, out):
+    """Role's legal move codes in the current state into out; returns how many."""
+    n = 0
+    value = work.value
+    for c in range(net.role_lo[role], net.role_lo[role + 1]):
+        lit = net.legal_lit[c]
+        if (value[lit >> 1] ^ (lit & 1)) != 0:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def advance(net, work, joint_codes):
+    """Play one code per role (role order) from the current state; the next state becomes current."""
+    base = 1 + net.n_fluents
+    for r in range(net.n_roles):
+        c = joint_codes[r]
+        old = work.input_code[r]
+        if c != old:
+            if old >= 0:
+                work.value[base + old] = 0
+                _push(work, base + old)
+            work.value[base + c] = 1
+            _push(work, base + c)
+            work.input_code[r] = c
+    propagate(net, work)
+    next_state = work.next_state
+    next_state[:] = ZERO
+    value = work.value
+    for i in range(net.n_fluents):
+        lit = net.next_lit[i]
+        if (value[lit >> 1] ^ (lit & 1)) != 0:
+            next_state[i >> 6] |= ONE << np.uint64(i & 63)
+    for r in range(net.n_roles):
+        c = work.input_code[r]
+        if c >= 0:
+            work.value[base + c] = 0
+            _push(work, base + c)
+            work.input_code[r] = -1
+    load_state(net, work, next_state)
+
+
+@njit(cache=True, nogil=True)
+def is_terminal(net, work):
+    return _lit(work.value, net.terminal_lit) != 0
+
+
+@njit(cache=True, nogil=True)
+def goals(net, work, out):
+    """out[r] = role r's goal in the current state: the highest true value, 0 when none."""
+    for r in range(net.n_roles):
+        out[r] = 0
+    for i in range(len(net.goal_lit)):
+        if _lit(work.value, net.goal_lit[i]) != 0:
+            r = net.goal_role[i]
+            if net.goal_value[i] > out[r]:
+                out[r] = net.goal_value[i]
+
+
+@njit(cache=True, nogil=True)
+def current_state(work):
+    return work.state
+
+
+@njit(cache=True, nogil=True)
+def state_hash(work):
+    return work.hash[0]
+
+
+@njit(cache=True, nogil=True)
+def random_playout(net, work, rng, max_steps, codes_out):
+    """Random joint moves from the current state (see the module docstring)."""
+    limit = min(max_steps, codes_out.shape[0])
+    joint = work.joint
+    buffer = work.codes
+    steps = 0
+    while steps < limit:
+        if is_terminal(net, work):
+            break
+        for r in range(net.n_roles):
+            n = legal_codes(net, work, r, buffer)
+            if n == 0:
+                return -1 - steps
+            if n == 1:
+                c = buffer[0]
+                codes_out[steps, r] = -1 - c
+            else:
+                c = buffer[rand_below(rng, n)]
+                codes_out[steps, r] = c
+            joint[r] = c
+        advance(net, work, joint)
+        steps += 1
+    return steps
+
+
+# -- full forward pass, one playout at a time (kept for measurement) ---------------
+
+
+@njit(cache=True, nogil=True)
+def forward_playout(net, value, rng, start_words, max_steps, codes_out, goals_out):
+    """A random playout that evaluates every gate at every step (uint8 values, one
+    per node). Slower than `random_playout`; kept to measure the difference."""
+    limit = min(max_steps, codes_out.shape[0])
+    value[:] = 0
+    for i in range(net.n_fluents):
+        value[1 + i] = (start_words[i >> 6] >> np.uint64(i & 63)) & ONE
+    base = 1 + net.n_fluents
+    nxt = np.zeros(net.n_fluents, dtype=np.uint8)
+    legal = np.zeros(max(1, net.n_codes), dtype=np.int32)
+    chosen = np.zeros(max(1, net.n_roles), dtype=np.int32)
+    steps = 0
+    while True:
+        forward(net, value, net.first_gate, net.split)
+        if _lit(value, net.terminal_lit) != 0 or steps >= limit:
+            break
+        for r in range(net.n_roles):
+            n = 0
+            for c in range(net.role_lo[r], net.role_lo[r + 1]):
+                if _lit(value, net.legal_lit[c]) != 0:
+                    legal[n] = c
+                    n += 1
+            if n == 0:
+                return -1 - steps
+            c = legal[rand_below(rng, n)]
+            codes_out[steps, r] = c if n > 1 else -1 - c
+            chosen[r] = c
+            value[base + c] = 1
+        forward(net, value, net.split, net.n_nodes)
+        for i in range(net.n_fluents):
+            nxt[i] = _lit(value, net.next_lit[i])
+        for i in range(net.n_fluents):
+            value[1 + i] = nxt[i]
+        for r in range(net.n_roles):
+            value[base + chosen[r]] = 0
+        steps += 1
+    for r in range(net.n_roles):
+        goals_out[r] = 0
+    for i in range(len(net.goal_lit)):
+        if _lit(value, net.goal_lit[i]) != 0:
+            r = net.goal_role[i]
+            goals_out[r] = max(goals_out[r], net.goal_value[i])
+    return steps
+
+
+# -- 64 lanes -------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _lane_word(net, value, lit):
+    return value[lit >> 1] ^ net.masks[lit & 1]
+
+
+@njit(cache=True, nogil=True)
+def _lane_gate(net, value, g):
+    lo = net.in_ptr[g]
+    hi = net.in_ptr[g + 1]
+    masks = net.masks
+    in_lit = net.in_lit
+    if net.kind[g] == 1:
+        acc = ALL_ONES
+        for e in range(lo, hi):
+            lit = in_lit[e]
+            acc &= value[lit >> 1] ^ masks[lit & 1]
+        return acc
+    acc = ZERO
+    for e in range(lo, hi):
+        lit = in_lit[e]
+        acc |= value[lit >> 1] ^ masks[lit & 1]
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def lane_forward(net, value, lo, hi):
+    """Evaluate gates lo..hi-1 for 64 lanes at once (uint64 values)."""
+    g = lo
+    while g < hi:
+        s = net.scc[g]
+        if s >= 0:
+            a = net.scc_lo[s]
+            b = net.scc_hi[s]
+            for m in range(a, b):
+                value[m] = ZERO
+            changed = True
+            while changed:
+                changed = False
+                for m in range(a, b):
+                    v = _lane_gate(net, value, m)
+                    if v != value[m]:
+                        value[m] = v
+                        changed = True
+            g = b
+            continue
+        value[g] = _lane_gate(net, value, g)
+        g += 1
+
+
+@njit(cache=True, nogil=True)
+def _lane_goals(net, value, lanes_mask, first, goals_out):
+    w = lanes_mask
+    while w != ZERO:
+        lane = lowest_bit_index(w)
+        w &= w - ONE
+        for r in range(net.n_roles):
+            goals_out[first + lane, r] = 0
+    for i in range(len(net.goal_lit)):
+        hits = _lane_word(net, value, net.goal_lit[i]) & lanes_mask
+        while hits != ZERO:
+            lane = lowest_bit_index(hits)
+            hits &= hits - ONE
+            r = net.goal_role[i]
+            if net.goal_value[i] > goals_out[first + lane, r]:
+                goals_out[first + lane, r] = net.goal_value[i]
+
+
+@njit(cache=True, nogil=True)
+def lane_playouts(net, lanes, starts, n_starts, rng, max_steps, codes_out, lengths_out, goals_out):
+    """Random playouts from starts[0..n_starts-1], 64 at a time (see the module docstring)."""
+    limit = min(max_steps, codes_out.shape[1])
+    value = lanes.value
+    count = lanes.count
+    choice = lanes.choice
+    nxt = lanes.next_value
+    base = 1 + net.n_fluents
+    for first in range(0, n_starts, 64):
+        m = min(64, n_starts - first)
+        value[:] = ZERO
+        for i in range(net.n_fluents):
+            word = ZERO
+            shift = np.uint64(i & 63)
+            w = i >> 6
+            for lane in range(m):
+                word |= ((starts[first + lane, w] >> shift) & ONE) << np.uint64(lane)
+            value[1 + i] = word
+        active = ALL_ONES if m == 64 else (ONE << np.uint64(m)) - ONE
+        step = 0
+        while True:
+            lane_forward(net, value, net.first_gate, net.split)
+            ended = _lane_word(net, value, net.terminal_lit) & active
+            if step >= limit:
+                ended = active
+            if ended != ZERO:
+                _lane_goals(net, value, ended, first, goals_out)
+                w = ended
+                while w != ZERO:
+                    lane = lowest_bit_index(w)
+                    w &= w - ONE
+                    lengths_out[first + lane] = step
+                active &= ~ended
+            if active == ZERO:
+                break
+            for c in range(net.n_codes):
+                value[base + c] = ZERO
+            broken = ZERO
+            for r in range(net.n_roles):
+                for lane in range(64):
+                    count[lane] = 0
+                for c in range(net.role_lo[r], net.role_lo[r + 1]):
+                    w = _lane_word(net, value, net.legal_lit[c]) & active
+                    while w != ZERO:
+                        lane = lowest_bit_index(w)
+                        w &= w - ONE
+                        count[lane] += 1
+                        if count[lane] == 1 or rand_below(rng, count[lane]) == 0:
+                            choice[lane] = c
+                w = active
+                while w != ZERO:
+                    lane = lowest_bit_index(w)
+                    w &= w - ONE
+                    if count[lane] == 0:
+                        broken |= ONE << np.uint64(lane)
+                        continue
+                    c = choice[lane]
+                    codes_out[first + lane, step, r] = c if count[lane] > 1 else -1 - c
+                    value[base + c] |= ONE << np.uint64(lane)
+            if broken != ZERO:
+                _lane_goals(net, value, broken, first, goals_out)
+                w = broken
+                while w != ZERO:
+                    lane = lowest_bit_index(w)
+                    w &= w - ONE
+                    lengths_out[first + lane] = -1 - step
+                active &= ~broken
+                if active == ZERO:
+                    break
+            lane_forward(net, value, net.split, net.n_nodes)
+            for i in range(net.n_fluents):
+                nxt[i] = _lane_word(net, value, net.next_lit[i])
+            for i in range(net.n_fluents):
+                value[1 + i] = nxt[i]
+            step += 1
+
+
+# -- timed loops for `bench` (no Python between playouts) -------------------------------
+
+
+@njit(cache=True, nogil=True)
+def bench_propagate(net, work, rng, n_playouts, max_steps, codes_out):
+    """n_playouts random playouts from the initial state by change propagation;
+    returns the joint moves played in all."""
+    total = 0
+    for _ in range(n_playouts):
+        load_state(net, work, net.init_words)
+        steps = random_playout(net, work, rng, max_steps, codes_out)
+        total += steps if steps >= 0 else -1 - steps
+    return total
+
+
+@njit(cache=True, nogil=True)
+def bench_forward(net, value, rng, n_playouts, max_steps, codes_out, goals_out):
+    """As `bench_propagate`, by full forward passes."""
+    total = 0
+    for _ in range(n_playouts):
+        steps = forward_playout(net, value, rng, net.init_words, max_steps, codes_out, goals_out)
+        total += steps if steps >= 0 else -1 - steps
+    return total

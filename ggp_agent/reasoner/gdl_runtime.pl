@@ -23,6 +23,8 @@
             is_terminal/2,
             goal_lists/3,
             random_playout/6,
+            random_playout_moves/7,
+            next_info/6,
             bench_playouts/5
           ]).
 :- use_module(library(time)).
@@ -199,6 +201,55 @@ random_legal(M, Role, Move) :-
     (   Ms == []
     ->  throw(error(no_legal_move(Role), _))
     ;   random_member(Move, Ms)
+    ).
+
+%!  random_playout_moves(+Module, +Fluents, +MaxSteps, -Goals, -Steps, -Final, -Record) is det.
+%   As random_playout/6, and Record lists the joint moves played, one list per
+%   step with one item per role: c(Move) when the role chose among several
+%   legal moves, f(Move) when Move was its only one (the search learns nothing
+%   from a move that carried no choice).
+random_playout_moves(M, Fluents, MaxSteps, Goals, Steps, Final, Record) :-
+    set_state(M, Fluents),
+    game_info(M, _, Roles),
+    recorded_loop(M, Roles, 0, MaxSteps, Steps, Final, Record),
+    maplist(current_goal_value(M), Roles, Goals).
+
+recorded_loop(M, Roles, Step, MaxSteps, Steps, Final, Record) :-
+    (   M:'gdl:terminal'
+    ->  Steps = Step, Final = true, Record = []
+    ;   Step >= MaxSteps
+    ->  Steps = Step, Final = false, Record = []
+    ;   maplist(recorded_legal(M), Roles, Moves, Items),
+        current_next(M, Moves, Next),
+        set_state(M, Next),
+        Step1 is Step + 1,
+        Record = [Items|Rest],
+        recorded_loop(M, Roles, Step1, MaxSteps, Steps, Final, Rest)
+    ).
+
+recorded_legal(M, Role, Move, Item) :-
+    findall(Mv, M:'gdl:legal'(Role, Mv), Ms0),
+    sort(Ms0, Ms),
+    (   Ms == []
+    ->  throw(error(no_legal_move(Role), _))
+    ;   Ms = [Only]
+    ->  Move = Only, Item = f(Only)
+    ;   random_member(Move, Ms), Item = c(Move)
+    ).
+
+%!  next_info(+Module, +Fluents, +Moves, -Next, -Terminal, -Goals) is det.
+%   The next state, whether it is terminal (true/false), and each role's goal
+%   value there (the highest, 0 when none) when it is: one call where a search
+%   would otherwise make three.
+next_info(M, Fluents, Moves, Next, Terminal, Goals) :-
+    next_state(M, Fluents, Moves, Next),
+    set_state(M, Next),
+    game_info(M, _, Roles),
+    (   M:'gdl:terminal'
+    ->  Terminal = true,
+        maplist(current_goal_value(M), Roles, Goals)
+    ;   Terminal = false,
+        Goals = []
     ).
 
 %!  bench_playouts(+Module, +Seconds, +MaxSteps, -Playouts, -Steps) is det.

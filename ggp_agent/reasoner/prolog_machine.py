@@ -209,6 +209,51 @@ class PrologStateMachine:
             read,
         )
 
+    def random_playout_moves(
+        self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS
+    ) -> tuple[tuple[int, ...], int, bool, list[tuple[tuple[Term, bool], ...]]]:
+        """A random playout that also reports its moves, in one Prolog call.
+
+        Returns (goal values, joint moves played, whether the end is terminal,
+        the joint moves: per step one (move, was_a_choice) per role). A move that
+        was its role's only legal one is not a choice.
+        """
+        def read(refs: int):
+            goals = [swipl.get_int(item) for item in swipl.get_list(refs + 3)]
+            steps = swipl.get_int(refs + 4)
+            final = swipl.get_term(refs + 5)
+            record = []
+            for step in swipl.get_list(refs + 6):
+                joint = []
+                for item in swipl.get_list(step):
+                    term = swipl.get_term(item)
+                    joint.append((term.args[0], term.functor == "c"))
+                record.append(tuple(joint))
+            return tuple(goals), steps, str(final) == "true", record
+
+        return self._query(
+            "random_playout_moves",
+            [_state_filler(state), _int_filler(max_steps), _var_filler, _var_filler, _var_filler, _var_filler],
+            read,
+        )
+
+    def next_info(self, state: State, joint_move: Sequence[Term]) -> tuple[State, bool, Optional[tuple[int, ...]]]:
+        """(next state, is it terminal, goal values there when it is) in one call."""
+        if len(joint_move) != len(self._roles):
+            raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint_move)}")
+
+        def read(refs: int):
+            fluents = _read_term_list(refs + 3)
+            terminal = str(swipl.get_term(refs + 4)) == "true"
+            goals = tuple(swipl.get_int(item) for item in swipl.get_list(refs + 5))
+            return frozenset(fluents), terminal, goals if terminal else None
+
+        return self._query(
+            "next_info",
+            [_state_filler(state), _list_filler(list(joint_move)), _var_filler, _var_filler, _var_filler],
+            read,
+        )
+
     def bench_playouts(self, seconds: float, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS) -> tuple[int, int]:
         """(playouts, joint moves) played from the initial state in `seconds` of CPU time."""
         def read(refs: int):

@@ -1,0 +1,353 @@
+"""The search's memory: one arena of flat numpy arrays, sized once at START.
+
+Why an arena: the kernels are numba code over arrays (a game is data, never
+code), and a match must never run out of memory or pause to allocate. Every
+array here is allocated when the search starts, from a byte budget
+(`plan_capacity`), and never grows; when a pool is full the search stops
+growing (it keeps searching the tree it has) and the next root change collects
+what the new root cannot reach (`tree.collect_garbage`).
+
+Arrays are made with `np.zeros`/`np.empty`, so the operating system maps their
+pages only when the search first touches them: a large arena costs memory only
+as the tree grows, and never more than its size. Hash tables use 0 for "empty"
+(a slot holds index + 1) for the same reason.
+
+Layout (N nodes, E edges, R roles, C move codes, W-playout window):
+
+- nodes: `node_hash` and `node_check` (two independent 64-bit hashes of the
+  state; a transposition must match both, and the full state words when the
+  engine has them), `node_words` (the state, propnet only), `node_visits`,
+  `node_flags` (terminal, expanded, proven), `node_goals` (goal values 0..100 of
+  a terminal state, or the proven values), `node_edges` (role r's edges are
+  `node_edges[n, r] .. node_edges[n, r + 1] - 1`), `node_amaf`/`node_perm` (a
+  table in the pools below, or -1);
+- edges: one per (node, role, legal move): `edge_code`, `edge_n`, `edge_w` (the
+  sum of that role's rewards in [0, 1]), `edge_child` (the child state when
+  only this role chooses at the node, or -1);
+- `tt`: open-addressing transposition table, state hash -> node + 1;
+- `tr_*`: children of nodes where several roles choose (simultaneous moves),
+  keyed by (node, joint move);
+- pools: AMAF tables (`amaf_n`, `amaf_w` per code) and frozen permutation
+  tables (`perm_n`, `perm_q` per code), each owned by one node;
+- the permutation window: `win_bits[c]` has bit p set when playout p contains
+  code c, `win_planes` hold each role's outcome as bit planes (`plane_*`), and
+  `win_valid` marks the playouts still consistent with the moves played since;
+- scratch for one iteration (the path, the rollout's codes) and `counters`.
+
+This module allocates and sizes; it must not hold search logic.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import NamedTuple, Optional, Sequence
+
+import numpy as np
+
+# node_flags bits
+TERMINAL = 1
+EXPANDED = 2
+PROVEN = 4
+MARKED = 8
+
+# counters indexes
+C_NODES = 0          # nodes in use
+C_EDGES = 1          # edges in use
+C_AMAF = 2           # AMAF tables in use
+C_PERM = 3           # permutation tables in use
+C_ROOT = 4           # the root node
+C_PATH = 5           # nodes on the current path (path_node[0 .. C_PATH - 1])
+C_ITERATIONS = 6     # iterations since the counters were reset
+C_CURSOR = 7         # playouts written to the window, ever
+C_LEAF_DEPTH = 8     # sum of the depths of new leaves
+C_LEAVES = 9         # new leaves added
+C_ROLLOUT_STEPS = 10  # sum of rollout lengths
+C_ROLLOUTS = 11      # rollouts played
+C_MAX_DEPTH = 12     # deepest path seen
+C_AMAF_REF = 13      # during a descent: the AMAF reference node or -1
+C_PERM_REF = 14      # during a descent: the permutation reference node or -1
+C_STAMP = 15         # stamp for deduplicating codes
+C_CODES = 16         # codes known (the propnet: all; Prolog: interned so far)
+C_FULL = 17          # iterations that found a pool full
+C_TRANSITIONS = 18   # entries in the transitions table
+C_TT = 19            # entries in the transposition table
+C_FREEZES = 20       # permutation tables frozen
+C_PROVEN = 21        # nodes proven
+C_DESCENT_NODE = 22  # during a descent: the node waiting for the caller
+C_BROKEN = 23        # rollouts that met a role without legal moves
+N_COUNTERS = 24
+
+
+class Arena(NamedTuple):
+    """Every array of one search (see the module docstring)."""
+
+    node_hash: np.ndarray    # uint64[N]
+    node_check: np.ndarray   # uint64[N]
+    node_words: np.ndarray   # uint64[N, n_words] (n_words = 0 without a propnet)
+    node_visits: np.ndarray  # int64[N]
+    node_flags: np.ndarray   # uint8[N]
+    node_goals: np.ndarray   # int16[N, R]
+    node_edges: np.ndarray   # int32[N, R + 1]
+    node_amaf: np.ndarray    # int32[N]
+    node_perm: np.ndarray    # int32[N]
+    edge_code: np.ndarray    # int32[E]
+    edge_n: np.ndarray       # int32[E]
+    edge_w: np.ndarray       # float64[E]
+    edge_child: np.ndarray   # int32[E]
+    tt: np.ndarray           # int32[T], node + 1, 0 empty (T a power of two)
+    tr_node: np.ndarray      # int32[S], node + 1, 0 empty (S a power of two)
+    tr_joint: np.ndarray     # int64[S]
+    tr_child: np.ndarray     # int32[S]
+    amaf_n: np.ndarray       # int32[A, C]
+    amaf_w: np.ndarray       # float64[A, C]
+    amaf_owner: np.ndarray   # int32[A]
+    perm_n: np.ndarray       # int32[P, C]
+    perm_q: np.ndarray       # float32[P, C]
+    perm_owner: np.ndarray   # int32[P]
+    code_role: np.ndarray    # int32[C]
+    win_bits: np.ndarray     # uint64[C, WW]
+    win_valid: np.ndarray    # uint64[WW]
+    win_planes: np.ndarray   # uint64[K, WW]
+    win_scratch: np.ndarray  # uint64[WW]
+    win_index: np.ndarray    # int32[WW]
+    plane_lo: np.ndarray     # int32[R + 1]: role r's planes plane_lo[r] .. plane_lo[r + 1] - 1
+    plane_kind: np.ndarray   # int32[K]: 0 = goal >= param, 1 = bit `param` of the goal
+    plane_param: np.ndarray  # int32[K]
+    plane_weight: np.ndarray  # float64[K]
+    path_node: np.ndarray    # int32[D + 1]
+    path_edge: np.ndarray    # int32[D, R]
+    path_code: np.ndarray    # int32[D, R], ~code for a move that carried no choice
+    rollout: np.ndarray      # int32[L, R]
+    seen: np.ndarray         # int32[C]
+    stamp: np.ndarray        # int64[C]
+    goals: np.ndarray        # int32[R], scratch
+    reward: np.ndarray       # float64[R], scratch
+    legal: np.ndarray        # int32[C], scratch: legal codes, role after role
+    legal_count: np.ndarray  # int32[R], scratch
+    joint: np.ndarray        # int32[R], scratch: a joint move's codes
+    gc_stack: np.ndarray     # int32[N]
+    gc_remap: np.ndarray     # int32[N]
+    counters: np.ndarray     # int64[N_COUNTERS]
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """How many of each thing an arena holds."""
+
+    nodes: int
+    edges: int
+    amaf_tables: int
+    perm_tables: int
+    transitions: int
+    codes: int
+    window: int
+    max_depth: int
+    max_rollout: int
+
+    def describe(self) -> str:
+        return (f"{self.nodes} nodes, {self.edges} edges, {self.amaf_tables} AMAF and "
+                f"{self.perm_tables} permutation tables, {self.codes} codes")
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(4, int(n - 1).bit_length())
+
+
+def available_memory() -> Optional[int]:
+    """MemAvailable from /proc/meminfo in bytes, or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+#: Default ceiling on one search's arena, bytes.
+DEFAULT_MEMORY_CAP = 1 << 30
+#: Nodes a search adds per second, at most, on this kind of machine (sizes the
+#: arena from the clocks: no point holding room a match cannot fill).
+NODES_PER_SECOND_CEILING = 400_000
+
+
+def plan_capacity(
+    *,
+    n_roles: int,
+    n_codes: int,
+    n_words: int,
+    branching: int,
+    simultaneous: bool,
+    memory_cap: Optional[int] = None,
+    seconds: Optional[float] = None,
+    rho: int = 30,
+    amaf_alloc: int = 10,
+    window: int = 10_000,
+    max_depth: int = 400,
+    max_rollout: int = 1000,
+    min_nodes: int = 4096,
+) -> Capacity:
+    """Capacities that fit `memory_cap` bytes (and a quarter of free memory).
+
+    `branching` is the number of edges a node is expected to hold (all roles'
+    legal moves at the root is a good guess); `seconds` the thinking time the
+    match can give (start clock plus play clock times the expected turns), which
+    bounds the nodes worth holding.
+    """
+    cap = DEFAULT_MEMORY_CAP if memory_cap is None else int(memory_cap)
+    free = available_memory()
+    if free is not None:
+        cap = min(cap, free // 4)
+    codes = max(1, n_codes)
+    window_words = (window + 63) // 64
+    fixed = codes * window_words * 8 + 16 * window_words * 8 + (max_depth + 1) * (4 + 8 * n_roles) \
+        + max_rollout * 4 * n_roles + codes * 40
+    edges_per_node = max(2.0, min(float(branching), 256.0) * 0.6)
+    amaf_every = max(2, amaf_alloc)
+    per_node = (
+        8 + 8 + 8 * n_words + 8 + 1 + 2 * n_roles + 4 * (n_roles + 1) + 4 + 4  # node fields
+        + 8  # transposition slots (two per node)
+        + 8  # collection scratch
+        + edges_per_node * 20
+        + (32 if simultaneous else 2)  # transitions
+        + (12 * codes + 8) / amaf_every
+        + (8 * codes + 4) * 2 / max(rho, 1)
+    )
+    nodes = int(max(1, cap - fixed) / per_node)
+    if seconds is not None:
+        nodes = min(nodes, int(max(seconds, 1.0) * NODES_PER_SECOND_CEILING))
+    nodes = max(min_nodes, min(nodes, 2**31 // 4))
+    edges = int(nodes * edges_per_node) + 1024
+    return Capacity(
+        nodes=nodes,
+        edges=min(edges, 2**31 - 1),
+        amaf_tables=max(16, nodes // amaf_every),
+        perm_tables=max(16, 2 * nodes // max(rho, 1)),
+        transitions=_pow2_at_least(2 * nodes if simultaneous else nodes // 16),
+        codes=codes,
+        window=window,
+        max_depth=max_depth,
+        max_rollout=max_rollout,
+    )
+
+
+def arena_bytes(arena: Arena) -> int:
+    """Bytes the arena's arrays hold (its ceiling: pages are mapped as used)."""
+    return sum(int(a.nbytes) for a in arena)
+
+
+def goal_planes(goal_values: Optional[Sequence[Sequence[int]]], n_roles: int):
+    """Bit planes that store each role's outcome in the window.
+
+    With the goal values each role can get (a propnet knows them), one plane per
+    distinct positive value, "goal >= v", weighted by the step from the value
+    below: a win/loss game needs one plane per role. Without them (Prolog), or
+    with more than 7 distinct values, the 7 bits of the goal, weighted 1..64.
+    Either way the sum of weight x popcount over the planes of a role, divided
+    by 100, is that role's total reward over a set of playouts.
+    """
+    lo, kind, param, weight = [0], [], [], []
+    for role in range(n_roles):
+        values = None
+        if goal_values is not None and role < len(goal_values):
+            values = sorted({int(v) for v in goal_values[role] if 0 < int(v) <= 100})
+        if values is not None and len(values) <= 7:
+            previous = 0
+            for value in values:
+                kind.append(0)
+                param.append(value)
+                weight.append(float(value - previous))
+                previous = value
+        else:
+            for bit in range(7):
+                kind.append(1)
+                param.append(bit)
+                weight.append(float(1 << bit))
+        lo.append(len(kind))
+    return (np.asarray(lo, dtype=np.int32), np.asarray(kind, dtype=np.int32),
+            np.asarray(param, dtype=np.int32), np.asarray(weight, dtype=np.float64))
+
+
+def new_arena(
+    capacity: Capacity,
+    *,
+    n_roles: int,
+    n_words: int,
+    code_role: Optional[np.ndarray] = None,
+    goal_values: Optional[Sequence[Sequence[int]]] = None,
+) -> Arena:
+    """An empty arena (no root yet). `code_role[c]` is the role of code c when the
+    codes are known in advance (the propnet); otherwise codes are registered as
+    they are met (`tree.register_code`)."""
+    n, e, r, c = capacity.nodes, capacity.edges, max(1, n_roles), max(1, capacity.codes)
+    ww = (capacity.window + 63) // 64
+    d, l = capacity.max_depth, capacity.max_rollout
+    lo, kind, param, weight = goal_planes(goal_values, r)
+    roles = np.full(c, -1, dtype=np.int32)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    if code_role is not None:
+        roles[: len(code_role)] = code_role
+        counters[C_CODES] = len(code_role)
+    counters[C_ROOT] = -1
+    counters[C_AMAF_REF] = -1
+    counters[C_PERM_REF] = -1
+    return Arena(
+        node_hash=np.zeros(n, dtype=np.uint64),
+        node_check=np.zeros(n, dtype=np.uint64),
+        node_words=np.zeros((n, n_words), dtype=np.uint64),
+        node_visits=np.zeros(n, dtype=np.int64),
+        node_flags=np.zeros(n, dtype=np.uint8),
+        node_goals=np.zeros((n, r), dtype=np.int16),
+        node_edges=np.zeros((n, r + 1), dtype=np.int32),
+        node_amaf=np.zeros(n, dtype=np.int32),
+        node_perm=np.zeros(n, dtype=np.int32),
+        edge_code=np.zeros(e, dtype=np.int32),
+        edge_n=np.zeros(e, dtype=np.int32),
+        edge_w=np.zeros(e, dtype=np.float64),
+        edge_child=np.zeros(e, dtype=np.int32),
+        tt=np.zeros(_pow2_at_least(2 * n), dtype=np.int32),
+        tr_node=np.zeros(capacity.transitions, dtype=np.int32),
+        tr_joint=np.zeros(capacity.transitions, dtype=np.int64),
+        tr_child=np.zeros(capacity.transitions, dtype=np.int32),
+        amaf_n=np.zeros((capacity.amaf_tables, c), dtype=np.int32),
+        amaf_w=np.zeros((capacity.amaf_tables, c), dtype=np.float64),
+        amaf_owner=np.zeros(capacity.amaf_tables, dtype=np.int32),
+        perm_n=np.zeros((capacity.perm_tables, c), dtype=np.int32),
+        perm_q=np.zeros((capacity.perm_tables, c), dtype=np.float32),
+        perm_owner=np.zeros(capacity.perm_tables, dtype=np.int32),
+        code_role=roles,
+        win_bits=np.zeros((c, ww), dtype=np.uint64),
+        win_valid=np.zeros(ww, dtype=np.uint64),
+        win_planes=np.zeros((len(kind), ww), dtype=np.uint64),
+        win_scratch=np.zeros(ww, dtype=np.uint64),
+        win_index=np.zeros(ww, dtype=np.int32),
+        plane_lo=lo,
+        plane_kind=kind,
+        plane_param=param,
+        plane_weight=weight,
+        path_node=np.zeros(d + 1, dtype=np.int32),
+        path_edge=np.zeros((d, r), dtype=np.int32),
+        path_code=np.zeros((d, r), dtype=np.int32),
+        rollout=np.zeros((l, r), dtype=np.int32),
+        seen=np.zeros(c, dtype=np.int32),
+        stamp=np.zeros(c, dtype=np.int64),
+        goals=np.zeros(r, dtype=np.int32),
+        reward=np.zeros(r, dtype=np.float64),
+        legal=np.zeros(c, dtype=np.int32),
+        legal_count=np.zeros(r, dtype=np.int32),
+        joint=np.zeros(r, dtype=np.int32),
+        gc_stack=np.zeros(n, dtype=np.int32),
+        gc_remap=np.zeros(n, dtype=np.int32),
+        counters=counters,
+    )
+
+
+def process_rss() -> int:
+    """Resident memory of this process in bytes (Linux), 0 where unknown."""
+    try:
+        with open(f"/proc/{os.getpid()}/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

@@ -1,0 +1,387 @@
+"""`TreeSearch`: UCT, GRAVE or MCPS behind the player's `Search` interface.
+
+The player starts the search at START, tells it each joint move the manager
+reports, asks for the best move at its deadline, and stops it at STOP. Here:
+
+- a worker thread runs batches of iterations (`runners.py`), each batch one
+  numba call with the GIL released for a propnet game, sized to take about
+  `batch_seconds` so that a root change or a stop waits at most that long;
+- the arena is sized at START from a memory cap, free memory and the clocks
+  (`arena.plan_capacity`) and never grows; when a pool fills the search keeps
+  going on the tree it has, and a root change collects what the new root no
+  longer reaches once the arena is more than half full;
+- tree reuse: the root moves to the child of the reported joint move when the
+  tree holds it (else to the state's node, found by its hash, or a new one),
+  and MCPS keeps only the window playouts that contain the moves played;
+- pondering: with `ponder` on (the default) the worker thinks whenever the
+  game is on, our turn or not; off, it thinks only from a root change where our
+  role has a choice until the player asks for the move (fair experiments);
+- `best_move` never waits on the worker: it reads the tree when the worker is
+  between batches, else the move the worker published after its last batch.
+
+Each answered move is logged with the figures the issue asks for (iterations,
+iterations/s, the move's visits and value, tree size, depth).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import replace
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..gdl.terms import Term
+from ..reasoner.statemachine import State, StateMachine
+from . import mcps, tree
+from .arena import (
+    C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
+    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
+    arena_bytes, new_arena, plan_capacity,
+)
+from .params import RULES, SearchParams
+from .runners import MachineRunner, PropnetRunner
+
+log = logging.getLogger(__name__)
+
+#: Turns a match is expected to last, for sizing the arena from the clocks.
+EXPECTED_TURNS = 60
+
+
+def make_runner(machine: StateMachine, seed: int, max_rollout: int):
+    """The fused propnet runner when the machine is a propnet, else the Python loop."""
+    if hasattr(machine, "net") and hasattr(machine, "state_words"):
+        return PropnetRunner(machine, seed)
+    return MachineRunner(machine, seed, max_rollout)
+
+
+class TreeSearch:
+    """A numba tree search (UCT, GRAVE or MCPS) for one role of one match."""
+
+    thinks = True
+
+    def __init__(
+        self,
+        machine: StateMachine,
+        role_index: int,
+        *,
+        params: SearchParams = SearchParams(),
+        seed: Optional[int] = None,
+        memory_cap: Optional[int] = None,
+        ponder: bool = True,
+        clock_seconds: Optional[float] = None,
+        batch_seconds: float = 0.01,
+        name: str = "",
+    ) -> None:
+        self.machine = machine
+        self.role = role_index
+        self.params = params
+        self.rule = params.rule
+        self.ponder = ponder
+        self.memory_cap = memory_cap
+        self.clock_seconds = clock_seconds
+        self.batch_seconds = batch_seconds
+        self.name = name or f"{params.rule}-role{role_index}"
+        self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
+        self._packed = params.pack()
+        self._runner = make_runner(machine, self._seed, params.max_rollout)
+        self.arena: Optional[Arena] = None
+        self._lock = threading.Lock()
+        self._want_lock = threading.Event()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thinking = True
+        self._thread: Optional[threading.Thread] = None
+        self._published: Optional[Term] = None
+        self._published_stats: dict = {"rule": self.rule, "iterations": 0}
+        self._batch = 8
+        self._think_seconds = 0.0
+        self._root_since = time.monotonic()
+        self._total_iterations = 0
+        self._collections = 0
+        self._errors = 0
+        self._last_error: Optional[str] = None
+        self._our_choices = 0
+
+    # -- the Search interface ----------------------------------------------------------
+
+    def start(self, state: State) -> None:
+        """Size the arena, make the root, start the worker thread."""
+        self.prepare(state)
+        self._thread = threading.Thread(target=self._run, name=f"search-{self.name}", daemon=True)
+        self._thread.start()
+
+    def prepare(self, state: State) -> None:
+        """Size the arena and make the root, without a worker thread (`search`,
+        `run_for` and `best_move` then work in the caller's thread)."""
+        runner = self._runner
+        legal = [len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
+        terminal = self.machine.is_terminal(state)
+        capacity = plan_capacity(
+            n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
+            branching=max(2, sum(legal)), simultaneous=sum(1 for n in legal if n > 1) > 1,
+            memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
+            amaf_alloc=self.params.amaf_alloc, window=self.params.window,
+            max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
+        )
+        self.capacity = capacity
+        self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
+                               code_role=runner.code_role(), goal_values=runner.goal_values())
+        root = runner.root_node(self.arena, self._packed, state)
+        if root < 0:
+            raise RuntimeError("the arena cannot hold even the root")
+        tree.set_root(self.arena, self._packed, root)
+        self._our_choices = 0 if terminal else legal[self.role]
+        self._thinking = self.ponder or self._our_choices > 1
+        self._root_since = time.monotonic()
+        log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
+                  arena_bytes(self.arena) / 2**20, type(runner).__name__)
+
+    def advance(self, joint_move: Sequence[Term], state: State) -> None:
+        """Move the root by the joint move the match played (tree reuse)."""
+        runner = self._runner
+        A = self.arena
+        codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
+        our = len(runner.legal_codes(state, self.role)) if not self.machine.is_terminal(state) else 0
+        self._want_lock.set()
+        with self._lock:
+            self._want_lock.clear()
+            P = self._packed
+            child = -1
+            if all(c is not None for c in codes):
+                joint = np.asarray(codes, dtype=np.int32)
+                child = int(tree.root_child(A, joint))
+                if RULES[self.rule] == RULES["mcps"]:
+                    choice = np.zeros(len(codes), dtype=np.int32)
+                    n = int(tree.root_choice_codes(A, joint, choice))
+                    if n < 0:
+                        mcps.clear_window(A)
+                    else:
+                        mcps.restrict_window(A, P, choice, n)
+            elif RULES[self.rule] == RULES["mcps"]:
+                mcps.clear_window(A)
+            if child < 0:
+                child = runner.root_node(A, P, state)
+            if child >= 0:
+                tree.set_root(A, P, child)
+            if child < 0 or A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
+                    or A.counters[C_EDGES] * 2 > A.edge_code.shape[0] \
+                    or A.counters[C_AMAF] * 2 > A.amaf_n.shape[0] \
+                    or A.counters[C_PERM] * 2 > A.perm_n.shape[0]:
+                self._collect(child, state)
+            tree.reset_counters(A)
+            self._think_seconds = 0.0
+            self._root_since = time.monotonic()
+            self._our_choices = our
+            self._thinking = self.ponder or our > 1
+            self._published = self._best_move_locked()
+        self._wake.set()
+
+    def best_move(self) -> Optional[Term]:
+        """The move to play now (and the figures logged once per answer)."""
+        if self._lock.acquire(blocking=False):
+            try:
+                move = self._best_move_locked()
+                stats = self._stats_locked()
+            finally:
+                self._lock.release()
+        else:
+            move, stats = self._published, dict(self._published_stats)
+        if not self.ponder:
+            self._thinking = False
+        log.info(
+            "search %s: move %s visits=%s value=%s iterations=%s (%.0f/s) nodes=%s depth=%s "
+            "leaf_depth=%s playout=%s proven=%s",
+            self.name, move, stats.get("move_visits"), stats.get("move_value"), stats.get("iterations"),
+            stats.get("iterations_per_s", 0.0), stats.get("nodes"), stats.get("max_depth"),
+            stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
+        )
+        return move
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5.0)
+            if self._thread.is_alive():
+                log.warning("search thread %s did not stop within 5 s", self._thread.name)
+
+    def stats(self) -> dict:
+        if self._lock.acquire(blocking=False):
+            try:
+                return self._stats_locked()
+            finally:
+                self._lock.release()
+        return dict(self._published_stats)
+
+    # -- beyond the interface -----------------------------------------------------------
+
+    def search(self, iterations: int) -> int:
+        """Run `iterations` iterations in the caller's thread (no worker: tests,
+        benchmarks, the fixed-iteration checks). Returns how many ran."""
+        done = 0
+        with self._lock:
+            while done < iterations:
+                ran = self._runner.run(self.arena, self._packed, min(4096, iterations - done))
+                done += ran
+                if ran == 0:
+                    break
+            self._total_iterations += done
+        return done
+
+    def run_for(self, seconds: float) -> int:
+        """Search for `seconds` in the caller's thread; returns the iterations."""
+        deadline = time.perf_counter() + seconds
+        done = 0
+        with self._lock:
+            while time.perf_counter() < deadline:
+                began = time.perf_counter()
+                ran = self._runner.run(self.arena, self._packed, self._batch)
+                self._adapt(ran, time.perf_counter() - began)
+                done += ran
+                if ran == 0:
+                    break
+            self._total_iterations += done
+        return done
+
+    def collect_now(self, state: State, reset: bool = False) -> None:
+        """Collect garbage now (or, with `reset`, start a fresh tree at `state`)."""
+        with self._lock:
+            self._collect(-1 if reset else int(self.arena.counters[C_ROOT]), state)
+
+    # -- the worker ----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stopping.is_set():
+            if self._want_lock.is_set():
+                time.sleep(0.0002)
+                continue
+            if not self._thinking:
+                self._wake.wait(0.05)
+                self._wake.clear()
+                continue
+            try:
+                with self._lock:
+                    if tree.root_done(self.arena, self._packed):
+                        idle = True
+                    else:
+                        idle = False
+                        began = time.perf_counter()
+                        ran = self._runner.run(self.arena, self._packed, self._batch)
+                        elapsed = time.perf_counter() - began
+                        self._think_seconds += elapsed
+                        self._total_iterations += ran
+                        self._adapt(ran, elapsed)
+                        self._published = self._best_move_locked()
+                        self._published_stats = self._stats_locked()
+                failures = 0
+                if idle:
+                    self._wake.wait(0.05)
+                    self._wake.clear()
+            except Exception as error:  # a broken game or engine: keep the player's fallback
+                failures += 1
+                self._errors += 1
+                self._last_error = f"{type(error).__name__}: {error}"[:300]
+                if failures == 1:
+                    log.warning("search %s: a batch failed: %s", self.name, self._last_error)
+                self._stopping.wait(min(1.0, 0.01 * 2 ** min(failures, 7)))
+
+    def _adapt(self, ran: int, elapsed: float) -> None:
+        if ran <= 0:
+            return
+        rate = ran / max(elapsed, 1e-6)
+        self._batch = int(min(1_000_000, max(1, rate * self.batch_seconds)))
+
+    def _collect(self, root: int, state: State) -> None:
+        """Free what the new root cannot reach (mark and slide, `tree.collect_garbage`)."""
+        A = self.arena
+        before = int(A.counters[C_NODES])
+        if root < 0:
+            # The arena had no room even for the new root: start afresh.
+            tree.clear_tree(A)
+            self._runner.after_collection(A, 0)
+            root = self._runner.root_node(A, self._packed, state)
+            tree.set_root(A, self._packed, root)
+            kept = int(A.counters[C_NODES])
+        else:
+            kept = int(tree.collect_garbage(A))
+            self._runner.after_collection(A, kept)
+        self._collections += 1
+        log.info("search %s: collected the tree, %d of %d nodes kept", self.name, kept, before)
+
+    def _best_move_locked(self) -> Optional[Term]:
+        A = self.arena
+        if A is None or self._our_choices == 0:
+            return None
+        edge = int(tree.best_edge(A, self.role))
+        if edge < 0:
+            return None
+        return self._runner.move_of(int(A.edge_code[edge]))
+
+    def _stats_locked(self) -> dict:
+        A = self.arena
+        if A is None:
+            return {"rule": self.rule, "iterations": 0}
+        c = A.counters
+        iterations = int(c[C_ITERATIONS])
+        root = int(c[C_ROOT])
+        figures = {
+            "rule": self.rule,
+            "iterations": iterations,
+            "playouts": iterations,
+            "iterations_per_s": round(iterations / self._think_seconds, 1) if self._think_seconds > 0 else 0.0,
+            "total_iterations": self._total_iterations,
+            "nodes": int(c[C_NODES]),
+            "node_capacity": int(A.node_hash.shape[0]),
+            "max_depth": int(c[C_MAX_DEPTH]),
+            "mean_leaf_depth": round(c[C_LEAF_DEPTH] / c[C_LEAVES], 2) if c[C_LEAVES] else None,
+            "mean_playout": round(c[C_ROLLOUT_STEPS] / c[C_ROLLOUTS], 2) if c[C_ROLLOUTS] else None,
+            "principal_line": int(tree.depth_of_tree(A, 200)),
+            "root_visits": int(A.node_visits[root]),
+            "root_proven": bool(A.node_flags[root] & PROVEN),
+            "proven_nodes": int(c[C_PROVEN]),
+            "frozen": int(c[C_FREEZES]),
+            "pool_full": int(c[C_FULL]),
+            "collections": self._collections,
+            "memory_mb": round(arena_bytes(A) / 2**20, 1),
+            "errors": self._errors,
+        }
+        if self._last_error:
+            figures["last_error"] = self._last_error
+        top = []
+        if self._our_choices > 0 and A.node_flags[root] & EXPANDED:
+            lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
+            order = sorted(range(lo, hi), key=lambda e: -int(A.edge_n[e]))
+            for e in order[:5]:
+                n = int(A.edge_n[e])
+                top.append({"move": str(self._runner.move_of(int(A.edge_code[e]))), "visits": n,
+                            "value": round(float(A.edge_w[e]) / n, 3) if n else None})
+            best = int(tree.best_edge(A, self.role))
+            if best >= 0:
+                n = int(A.edge_n[best])
+                figures["move"] = str(self._runner.move_of(int(A.edge_code[best])))
+                figures["move_visits"] = n
+                figures["move_value"] = round(float(A.edge_w[best]) / n, 3) if n else None
+        figures["top_moves"] = top
+        return figures
+
+
+def make_tree_search(
+    rule: str,
+    machine: StateMachine,
+    role_index: int,
+    *,
+    seed: Optional[int] = None,
+    options: Optional[dict] = None,
+    **settings,
+) -> TreeSearch:
+    """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
+    (text values are converted), `settings` go to `TreeSearch` (ponder,
+    memory_cap, clock_seconds, ...)."""
+    params = replace(SearchParams(), rule=rule)
+    if options:
+        params = params.with_options(options)
+    return TreeSearch(machine, role_index, params=params, seed=seed, **settings)

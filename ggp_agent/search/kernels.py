@@ -1,0 +1,156 @@
+"""The fused batch kernel: many search iterations over a propnet in one numba call.
+
+Why fused: the hot loop (select, expand, playout, backup) must not come back
+to Python between iterations (DESIGN.md). This kernel drives the engine-free
+tree logic of `tree.py` with the propnet kernels (`propnet.kernels`): it loads
+a node's stored state only where the tree needs the engine (to expand a node,
+to compute a new child), plays random playouts by change propagation, and
+backs them up. It runs with the GIL released, so the driver's worker thread
+calls it in batches while the server keeps answering.
+
+`propnet_root` and `propnet_child` compute root states for `driver.py` (a new
+root, or the state the match moved to) with the same hashing as the kernel.
+"""
+
+from __future__ import annotations
+
+
+from ..propnet.kernels import (
+    advance, current_state, goals, is_terminal, legal_codes, load_state, random_playout,
+    state_hash,
+)
+from .arena import C_BROKEN, C_PATH
+from .jit import kernel
+from .params import P_MAX_ROLLOUT
+from .tree import (
+    AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend,
+    expand, new_node, root_done, set_terminal, tt_find, words_check,
+)
+
+
+@kernel
+def _collect_legal(A, net, work):
+    total = 0
+    for r in range(net.n_roles):
+        n = legal_codes(net, work, r, A.legal[total:])
+        A.legal_count[r] = n
+        total += n
+
+
+@kernel
+def _copy(dst, src):
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel
+def copy_work(dst, src):
+    """Copy a settled `Work` (between kernel calls: empty stack, nothing queued).
+
+    Restoring the state a rollout started from is a memory copy, where loading
+    it again would propagate every change the rollout made.
+    """
+    _copy(dst.value, src.value)
+    _copy(dst.propagated, src.propagated)
+    _copy(dst.count, src.count)
+    _copy(dst.state, src.state)
+    _copy(dst.hash, src.hash)
+    _copy(dst.input_code, src.input_code)
+    _copy(dst.registers, src.registers)
+
+
+@kernel
+def _rollout(A, P, net, work, rng, saved):
+    """A random playout from the loaded state; goals into A.goals; its length.
+    The loaded state is saved first and restored after (see `copy_work`)."""
+    copy_work(saved, work)
+    steps = random_playout(net, work, rng, int(P[P_MAX_ROLLOUT]), A.rollout)
+    if steps < 0:
+        steps = -1 - steps
+        A.counters[C_BROKEN] += 1
+    goals(net, work, A.goals)
+    copy_work(work, saved)
+    return steps
+
+
+@kernel
+def propnet_batch(A, P, net, work, saved, rng, n_iterations):
+    """Run up to `n_iterations` iterations from the root; returns how many ran
+    (fewer when the root is terminal or proven: nothing left to learn).
+    `saved` is a second `Work` of the same net (scratch for `copy_work`)."""
+    joint = A.joint
+    done = 0
+    for _ in range(n_iterations):
+        if root_done(A, P):
+            break
+        begin_iteration(A)
+        chosen_last = 0
+        n_rollout = 0
+        leaf_depth = -1
+        while True:
+            status = descend(A, P, rng)
+            depth = A.counters[C_PATH] - 1
+            node = A.path_node[depth]
+            if status == AT_END:
+                for r in range(net.n_roles):
+                    A.goals[r] = A.node_goals[node, r]
+                break
+            load_state(net, work, A.node_words[node])
+            if status == NEED_EXPAND:
+                _collect_legal(A, net, work)
+                outcome = expand(A, node)
+                if outcome == 1:
+                    continue
+                n_rollout = _rollout(A, P, net, work, rng, saved)
+                break
+            if status == AT_CAP:
+                n_rollout = _rollout(A, P, net, work, rng, saved)
+                break
+            # NEED_CHILD: play the chosen joint move on the engine
+            for r in range(net.n_roles):
+                c = A.path_code[depth, r]
+                joint[r] = c if c >= 0 else ~c
+            advance(net, work, joint)
+            words = current_state(work)
+            child, is_new = attach_child(A, state_hash(work), words_check(words), words)
+            if child >= 0 and is_new == 0:
+                continue
+            if child < 0:
+                chosen_last = 1
+            else:
+                leaf_depth = depth + 1
+            if is_terminal(net, work):
+                goals(net, work, A.goals)
+                if child >= 0:
+                    set_terminal(A, child, A.goals)
+            else:
+                n_rollout = _rollout(A, P, net, work, rng, saved)
+            break
+        backup(A, P, n_rollout, chosen_last, leaf_depth)
+        done += 1
+    return done
+
+
+@kernel
+def propnet_root(A, net, work, state_words):
+    """The node for a state (found or added, terminal flag and goals set); -1 when full."""
+    load_state(net, work, state_words)
+    words = current_state(work)
+    h = state_hash(work)
+    check = words_check(words)
+    node = tt_find(A, h, check, words)
+    if node >= 0:
+        return node
+    node = new_node(A, h, check, words)
+    if node >= 0 and is_terminal(net, work):
+        goals(net, work, A.goals)
+        set_terminal(A, node, A.goals)
+    return node
+
+
+@kernel
+def propnet_next_words(net, work, state_words, joint_codes, out):
+    """The state after a joint move (codes) from `state_words`, into out."""
+    load_state(net, work, state_words)
+    advance(net, work, joint_codes)
+    _copy(out, current_state(work))

@@ -1,0 +1,111 @@
+"""Search settings: the rule and its constants, and their packing for the kernels.
+
+Why a packed float64 array: the numba kernels take every setting as one array
+of a fixed type, so switching rules or constants never changes a kernel's
+signature and never triggers a compilation (DESIGN.md, performance rules).
+`SearchParams` is the readable side; `pack()` the kernels' side. The index
+constants (`P_RULE`, ...) are the only contract between the two.
+
+Defaults follow the MCPS paper (ρ = 30, W = 10,000) and, for UCT, CadiaPlayer's
+C = 40 on goal values 0..100 (0.4 on rewards scaled to [0, 1]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Mapping
+
+import numpy as np
+
+RULE_UCT = 0
+RULE_GRAVE = 1
+RULE_MCPS = 2
+
+#: The rule names the CLI and `make_search` accept, and their kernel ids.
+RULES = {"uct": RULE_UCT, "grave": RULE_GRAVE, "mcps": RULE_MCPS}
+
+# Indexes into the packed array.
+P_RULE = 0
+P_C = 1
+P_RHO = 2
+P_BIAS = 3
+P_AMAF_ALLOC = 4
+P_MAX_ROLLOUT = 5
+P_WINDOW = 6
+P_SOLVER = 7
+P_MAX_DEPTH = 8
+N_PARAMS = 9
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """One search's rule and constants (all configurable, defaults as in the paper).
+
+    - `rule`: "uct", "grave" or "mcps".
+    - `c`: UCB1 exploration constant on rewards in [0, 1] (UCT only).
+    - `rho`: the reference threshold ρ. GRAVE and MCPS take AMAF statistics from
+      the nearest node on the path with at least ρ visits; MCPS freezes a node's
+      permutation statistics when it reaches ρ visits.
+    - `bias`: GRAVE's bias in β = ñ / (n + ñ + bias·n·ñ) (GRAVE only).
+    - `amaf_alloc`: visits at which a node gets its AMAF table (memory: only
+      nodes that get this far pay for one). The table then holds the node's
+      playouts from that visit on, so at ρ visits it has ρ - amaf_alloc of them.
+    - `max_rollout`: cap on the joint moves of one random playout (long games).
+    - `window`: W, the number of recent playouts the permutation bitsets keep.
+    - `solver`: mark proven results and use them (never play a proven loss,
+      always take a proven win).
+    - `max_depth`: cap on the tree depth of one descent (cycles, long games).
+    """
+
+    rule: str = "mcps"
+    c: float = 0.4
+    rho: int = 30
+    bias: float = 1e-5
+    amaf_alloc: int = 10
+    max_rollout: int = 1000
+    window: int = 10_000
+    solver: bool = True
+    max_depth: int = 400
+
+    def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"unknown search rule {self.rule!r}; known: {', '.join(RULES)}")
+        if self.rho < 1 or self.amaf_alloc < 0 or self.window < 64 or self.max_rollout < 1:
+            raise ValueError(f"search settings out of range: {self}")
+        if not 1 <= self.max_depth <= 100_000:
+            raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
+
+    def pack(self) -> np.ndarray:
+        """The settings as the kernels read them (float64, indexes P_*)."""
+        packed = np.zeros(N_PARAMS, dtype=np.float64)
+        packed[P_RULE] = RULES[self.rule]
+        packed[P_C] = self.c
+        packed[P_RHO] = self.rho
+        packed[P_BIAS] = self.bias
+        packed[P_AMAF_ALLOC] = min(self.amaf_alloc, self.rho)
+        packed[P_MAX_ROLLOUT] = self.max_rollout
+        packed[P_WINDOW] = self.window
+        packed[P_SOLVER] = 1.0 if self.solver else 0.0
+        packed[P_MAX_DEPTH] = self.max_depth
+        return packed
+
+    def with_options(self, options: Mapping[str, object]) -> "SearchParams":
+        """A copy with `options` (names of fields, values as text or numbers) applied."""
+        known = {f.name: f.type for f in fields(self)}
+        changes: dict = {}
+        for key, value in options.items():
+            if key not in known:
+                raise ValueError(f"unknown search setting {key!r} (known: {', '.join(known)})")
+            current = getattr(self, key)
+            if isinstance(current, bool):
+                changes[key] = str(value).lower() in ("1", "true", "yes", "on")
+            elif isinstance(current, int):
+                changes[key] = int(value)
+            elif isinstance(current, float):
+                changes[key] = float(value)
+            else:
+                changes[key] = str(value)
+        return replace(self, **changes)
+
+    def to_json(self) -> dict:
+        return asdict(self)

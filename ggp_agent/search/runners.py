@@ -1,0 +1,266 @@
+"""Two ways to run search iterations over the same arena and the same tree logic.
+
+- `PropnetRunner`: the game has a propnet; a batch of iterations is one call
+  of the fused numba kernel (`kernels.propnet_batch`), GIL released.
+- `MachineRunner`: any other `StateMachine` (the Prolog engine when the game
+  was too big to ground): a Python loop drives the same numba tree functions
+  (`tree.descend`, `expand`, `attach_child`, `backup`) and asks the engine for
+  legal moves, next states and playouts in between. Slower (a Prolog query per
+  step of the tree), still the same rules, the same statistics, the same
+  solver.
+
+Both give `root_node(A, P, state)` (the node of a state, found or added) and
+`run(A, P, n)` (up to n iterations; returns how many ran). They own the
+engine-side scratch (a propnet `Work` per search thread, Python states of the
+Prolog nodes). The rules live in `tree.py`/`select.py`; nothing here chooses.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..gdl.terms import Term
+from ..reasoner.statemachine import State, StateMachine
+from . import kernels, tree
+from .arena import C_NODES, C_PATH, Arena
+
+_NO_WORDS = np.zeros(0, dtype=np.uint64)
+
+
+def _as_uint64(value: int) -> np.uint64:
+    return np.uint64(value & 0xFFFFFFFFFFFFFFFF)
+
+
+class PropnetRunner:
+    """Iterations by the fused propnet kernel (one numba call per batch)."""
+
+    def __init__(self, machine, seed: int) -> None:
+        from ..propnet.arrays import new_rng, new_work
+
+        self.machine = machine
+        self.net = machine.net
+        self.work = new_work(self.net)
+        self.saved = new_work(self.net)
+        self.rng = new_rng(seed)
+        self.move_codes = machine.move_codes
+        self.n_words = int(self.net.n_words)
+
+    @property
+    def n_roles(self) -> int:
+        return int(self.net.n_roles)
+
+    def code_role(self) -> Optional[np.ndarray]:
+        return np.asarray(self.net.code_role, dtype=np.int32)
+
+    def n_codes(self) -> int:
+        return int(self.net.n_codes)
+
+    def goal_values(self) -> Optional[list[list[int]]]:
+        values: list[list[int]] = [[] for _ in range(self.n_roles)]
+        for role, value in zip(self.net.goal_role.tolist(), self.net.goal_value.tolist()):
+            values[role].append(int(value))
+        return values
+
+    def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
+        return int(kernels.propnet_root(A, self.net, self.work, self.machine.state_words(state)))
+
+    def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
+        return self.machine.legal_codes(state, role)
+
+    def code_of(self, role: int, move: Term) -> Optional[int]:
+        return self.move_codes.get(role, move)
+
+    def move_of(self, code: int) -> Term:
+        return self.move_codes.move_of(code)
+
+    def run(self, A: Arena, P: np.ndarray, n: int) -> int:
+        return int(kernels.propnet_batch(A, P, self.net, self.work, self.saved, self.rng, n))
+
+    def after_collection(self, A: Arena, kept: int) -> None:
+        """Nothing to renumber: the propnet's states live in the arena."""
+
+
+class MachineRunner:
+    """Iterations driven from Python over any `StateMachine` (the Prolog engine)."""
+
+    def __init__(self, machine: StateMachine, seed: int, max_rollout: int) -> None:
+        self.machine = machine
+        self.roles = len(machine.roles)
+        self.rng = np.array([(seed * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF or 1], dtype=np.uint64)
+        from ..movecodes import MoveCodes
+
+        self.move_codes: MoveCodes = getattr(machine, "move_codes", None) or MoveCodes(self.roles)
+        self.states: list[Optional[State]] = []
+        self.max_rollout = max_rollout
+        self._playout = getattr(machine, "random_playout_moves", None)
+        self._next_info = getattr(machine, "next_info", None)
+        self._py_rng = np.random.default_rng(seed)
+
+    @property
+    def n_roles(self) -> int:
+        return self.roles
+
+    @property
+    def n_words(self) -> int:
+        return 0
+
+    def code_role(self) -> Optional[np.ndarray]:
+        return None
+
+    def n_codes(self) -> int:
+        return 4096
+
+    def goal_values(self) -> Optional[list[list[int]]]:
+        return None
+
+    # -- codes ---------------------------------------------------------------------
+
+    def code_of(self, role: int, move: Term) -> Optional[int]:
+        return self.move_codes.get(role, move)
+
+    def move_of(self, code: int) -> Term:
+        return self.move_codes.move_of(code)
+
+    def _code(self, A: Arena, role: int, move: Term) -> int:
+        code = self.move_codes.get(role, move)
+        if code is None:
+            code = self.move_codes.intern(role, move)
+        if code < A.code_role.shape[0] and A.code_role[code] < 0:
+            tree.register_code(A, code, role)
+        return code
+
+    def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
+        return tuple(self.move_codes.code(role, m) for m in self.machine.legal_moves(state, role))
+
+    # -- states ---------------------------------------------------------------------
+
+    @staticmethod
+    def _hashes(state: State) -> tuple[np.uint64, np.uint64]:
+        first = hash(state)
+        second = hash(frozenset((fluent, 7) for fluent in state))
+        return _as_uint64(first), _as_uint64(second * 0x9E3779B97F4A7C15 + 0x632BE59B)
+
+    def _remember(self, node: int, state: State) -> None:
+        while len(self.states) <= node:
+            self.states.append(None)
+        self.states[node] = state
+
+    def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
+        first, second = self._hashes(state)
+        node = int(tree.tt_find(A, first, second, _NO_WORDS))
+        if node >= 0:
+            return node
+        node = int(tree.new_node(A, first, second, _NO_WORDS))
+        if node < 0:
+            return -1
+        self._remember(node, state)
+        if self.machine.is_terminal(state):
+            A.goals[: self.roles] = self.machine.goal_values(state)
+            tree.set_terminal(A, node, A.goals)
+        return node
+
+    def after_collection(self, A: Arena, kept: int) -> None:
+        """Renumber the Python-side states as the collection renumbered the nodes."""
+        remap = A.gc_remap[: len(self.states)]
+        states: list[Optional[State]] = [None] * kept
+        for old, new in enumerate(remap.tolist()):
+            if new >= 0 and old < len(self.states):
+                states[new] = self.states[old]
+        self.states = states
+
+    # -- iterations -------------------------------------------------------------------
+
+    def _rollout(self, A: Arena, state: State) -> int:
+        """A random playout from `state` into A.rollout / A.goals; its length."""
+        if self._playout is not None:
+            goals, steps, _final, record = self._playout(state, self.max_rollout)
+            for t, joint in enumerate(record[: A.rollout.shape[0]]):
+                for role, (move, choice) in enumerate(joint):
+                    code = self._code(A, role, move)
+                    A.rollout[t, role] = code if choice else ~code
+            A.goals[: self.roles] = goals
+            return min(steps, A.rollout.shape[0])
+        machine = self.machine
+        steps = 0
+        while steps < min(self.max_rollout, A.rollout.shape[0]) and not machine.is_terminal(state):
+            joint = []
+            for role in range(self.roles):
+                moves = machine.legal_moves(state, role)
+                move = moves[int(self._py_rng.integers(len(moves)))]
+                code = self._code(A, role, move)
+                A.rollout[steps, role] = code if len(moves) > 1 else ~code
+                joint.append(move)
+            state = machine.next_state(state, joint)
+            steps += 1
+        A.goals[: self.roles] = machine.goal_values(state)
+        return steps
+
+    def _next(self, state: State, joint: Sequence[Term]):
+        if self._next_info is not None:
+            return self._next_info(state, joint)
+        nxt = self.machine.next_state(state, joint)
+        if self.machine.is_terminal(nxt):
+            return nxt, True, self.machine.goal_values(nxt)
+        return nxt, False, None
+
+    def run(self, A: Arena, P: np.ndarray, n: int) -> int:
+        done = 0
+        for _ in range(n):
+            if tree.root_done(A, P):
+                break
+            tree.begin_iteration(A)
+            chosen_last = 0
+            n_rollout = 0
+            leaf_depth = -1
+            while True:
+                status = tree.descend(A, P, self.rng)
+                depth = int(A.counters[C_PATH]) - 1
+                node = int(A.path_node[depth])
+                if status == tree.AT_END:
+                    A.goals[:] = A.node_goals[node]
+                    break
+                state = self.states[node]
+                if status == tree.NEED_EXPAND:
+                    total = 0
+                    for role in range(self.roles):
+                        moves = self.machine.legal_moves(state, role)
+                        codes = [self._code(A, role, move) for move in moves]
+                        A.legal[total: total + len(codes)] = codes
+                        A.legal_count[role] = len(codes)
+                        total += len(codes)
+                    if tree.expand(A, node) == 1:
+                        continue
+                    n_rollout = self._rollout(A, state)
+                    break
+                if status == tree.AT_CAP:
+                    n_rollout = self._rollout(A, state)
+                    break
+                joint = []
+                for role in range(self.roles):
+                    code = int(A.path_code[depth, role])
+                    joint.append(self.move_codes.move_of(code if code >= 0 else ~code))
+                nxt, terminal, goals = self._next(state, joint)
+                first, second = self._hashes(nxt)
+                child, is_new = tree.attach_child(A, first, second, _NO_WORDS)
+                if child >= 0 and not is_new:
+                    continue
+                if child < 0:
+                    chosen_last = 1
+                else:
+                    leaf_depth = depth + 1
+                    self._remember(int(child), nxt)
+                if terminal:
+                    A.goals[: self.roles] = goals
+                    if child >= 0:
+                        tree.set_terminal(A, child, A.goals)
+                else:
+                    n_rollout = self._rollout(A, nxt)
+                break
+            tree.backup(A, P, n_rollout, chosen_last, leaf_depth)
+            done += 1
+        return done
+
+    def nodes(self, A: Arena) -> int:
+        return int(A.counters[C_NODES])

@@ -1,0 +1,134 @@
+"""The selection rules, one kernel for all three: UCT, GRAVE and MCPS.
+
+One role's bandit at one node: among that role's edges, the one to try next.
+The three rules differ only in the value they give an edge, so they share
+everything else (the loop, tie-breaking, the solver's rules), and a comparison
+between them measures the rule, not the code. Values are from the point of
+view of the role choosing (its own rewards in [0, 1]), which is what makes
+decoupled selection for simultaneous moves and any number of roles work.
+
+For an edge with n visits and reward sum w (Q = w/n), and the reference node's
+AMAF statistics ñ, w̃ for its code (Q̃ = w̃/ñ) and frozen permutation
+statistics n̂, Q̂:
+
+- UCT: Q + c·sqrt(ln N / n); an edge with n = 0 first.
+- GRAVE (Cazenave 2015): (1 - β)·Q + β·Q̃ with β = ñ / (n + ñ + bias·n·ñ);
+  an edge with n = ñ = 0 first.
+- MCPS (Cazenave 2026): (n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0;
+  an edge with ñ = 0 first.
+
+Ties go to a random edge (the scan starts at a random offset). With the
+solver, at a node where one role alone chooses, an edge to a child proven to
+give that role its best goal is taken at once, and an edge to any other proven
+child is left alone while an edge with an unproven child remains: its value is
+known exactly, another visit teaches nothing, and the unproven moves must be
+tried to prove the node (GRAVE and MCPS have no exploration term, so without
+this a proven draw could hold their attention forever).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..propnet.kernels import rand_below
+from .arena import PROVEN
+from .jit import kernel
+from .params import P_BIAS, P_C, P_RULE, RULE_GRAVE, RULE_UCT
+
+INFINITY = np.inf
+
+
+@kernel
+def role_best_goal(A, role):
+    """The best goal value `role` can get: the highest of its known goal values
+    (a propnet knows them), else 100."""
+    lo = A.plane_lo[role]
+    hi = A.plane_lo[role + 1]
+    if hi > lo and A.plane_kind[hi - 1] == 0:
+        return A.plane_param[hi - 1]
+    return 100
+
+
+@kernel
+def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table):
+    """The value of edge e under `rule` (INFINITY: try it first)."""
+    n = A.edge_n[e]
+    w = A.edge_w[e]
+    if rule == RULE_UCT:
+        if n == 0:
+            return INFINITY
+        return w / n + P[P_C] * math.sqrt(log_visits / n)
+    code = A.edge_code[e]
+    tracked = amaf_table >= 0 and code < A.amaf_n.shape[1]
+    n_amaf = 0
+    w_amaf = 0.0
+    if tracked:
+        n_amaf = A.amaf_n[amaf_table, code]
+        w_amaf = A.amaf_w[amaf_table, code]
+    if rule == RULE_GRAVE:
+        if n_amaf > 0:
+            beta = n_amaf / (n + n_amaf + P[P_BIAS] * n * n_amaf)
+            q = w / n if n > 0 else 0.0
+            return (1.0 - beta) * q + beta * (w_amaf / n_amaf)
+        if n > 0:
+            return w / n
+        return INFINITY
+    # MCPS
+    if n_amaf == 0 and (tracked or n == 0):
+        return INFINITY
+    n_perm = 0
+    q_perm = 1.0
+    if perm_table >= 0 and code < A.perm_n.shape[1]:
+        n_perm = A.perm_n[perm_table, code]
+        q_perm = A.perm_q[perm_table, code]
+    q = w / n if n > 0 else 1.0
+    total = n + n_amaf + n_perm
+    if total == 0:
+        return 1.0
+    return (n * q + w_amaf + n_perm * q_perm) / total
+
+
+@kernel
+def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
+    """The edge role `role` plays at `node` (see the module docstring).
+
+    `amaf_ref`/`perm_ref` are the reference nodes (or -1); `solver_here` is
+    True when this role alone chooses at the node (edges then lead to children).
+    """
+    lo = A.node_edges[node, role]
+    hi = A.node_edges[node, role + 1]
+    count = hi - lo
+    if count <= 1:
+        return lo
+    rule = int(P[P_RULE])
+    amaf_table = A.node_amaf[amaf_ref] if amaf_ref >= 0 else -1
+    perm_table = A.node_perm[perm_ref] if perm_ref >= 0 else -1
+    visits = A.node_visits[node]
+    log_visits = math.log(visits) if visits > 1 else 0.0
+    best_goal = role_best_goal(A, role) if solver_here else 0
+    start = rand_below(rng, count)
+    best = -1
+    best_value = -INFINITY
+    fallback = lo
+    fallback_goal = -1
+    for i in range(count):
+        e = lo + (start + i) % count
+        if solver_here:
+            child = A.edge_child[e]
+            if child >= 0 and (A.node_flags[child] & PROVEN) != 0:
+                g = A.node_goals[child, role]
+                if g >= best_goal:
+                    return e
+                if g > fallback_goal:
+                    fallback_goal = g
+                    fallback = e
+                continue
+        value = edge_value(A, P, rule, e, log_visits, amaf_table, perm_table)
+        if value > best_value:
+            best_value = value
+            best = e
+    if best < 0:
+        return fallback
+    return best

@@ -50,6 +50,10 @@ EngineFactory = Callable[[ValidatedGame], StateMachine]
 SearchFactory = Callable[[StateMachine, int], Search]
 
 
+class SearchBusyError(Exception):
+    """A call into the search could not start: an earlier one has not returned."""
+
+
 class MatchError(ProtocolError):
     """A well-formed message that does not fit the match it names (wrong number of
     moves, a joint move our engine cannot apply)."""
@@ -112,6 +116,8 @@ class Match:
     turns: list[TurnLog] = field(default_factory=list)
     status: str = "starting"
     compile_seconds: Optional[float] = None
+    search_current: bool = False  # the search's root is the current state
+    search_call: Optional[asyncio.Future] = None  # the call into the search in flight
     last_message_at: float = field(default_factory=time.monotonic)
     started_wall: float = field(default_factory=time.time)
     ready: Optional[asyncio.Future] = None
@@ -172,8 +178,13 @@ class Player:
         self._matches: dict[str, Match] = {}
         self._finished: collections.deque[dict] = collections.deque(maxlen=20)
         self._cleanups: set[asyncio.Task] = set()
+        # Engine work (compile, apply a move, clean up) and calls into the search
+        # use separate pools, so a search that hangs cannot starve the engine.
         self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=2 + 2 * config.max_matches, thread_name_prefix="ggp-player"
+            max_workers=2 + 2 * config.max_matches, thread_name_prefix="ggp-engine"
+        )
+        self._search_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=2 * config.max_matches, thread_name_prefix="ggp-search"
         )
         self.messages_handled = 0
 
@@ -242,6 +253,7 @@ class Player:
             await self._finish(match, None, "aborted", ABORTED, time.monotonic())
         await self.wait_idle()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._search_pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ START
 
@@ -292,16 +304,20 @@ class Player:
         try:
             state = machine.initial_state()
             legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role_index))
-            search = self._search_factory(machine, role_index)
             match.role_index, match.roles, match.machine = role_index, tuple(game.roles), machine
             match.state, match.legal_now = state, legal
             match.fallback = self._rng.choice(legal) if legal else None
             match.states.append(state_text(state))
-            match.search = search
-            search.start(state)
         except BaseException:
             machine.close()
             raise
+        try:
+            match.search = self._search_factory(machine, role_index)
+            match.search.start(state)
+            match.search_current = True
+        except Exception as error:  # the match is still playable: the fallback moves play
+            log.error("START match=%s: the search failed to start (%s); playing fallback moves",
+                      match.match_id, error)
         match.compile_seconds = time.monotonic() - began
         match.status = "playing"
 
@@ -336,9 +352,9 @@ class Player:
                     f"PLAY for match {match.match_id} has {len(message.moves)} moves, "
                     f"the game has {len(match.roles)} roles"
                 )
-            advance = loop.run_in_executor(self._pool, self._advance, match, message.moves)
+            apply = loop.run_in_executor(self._pool, self._apply, match, message.moves)
             try:
-                await asyncio.wait_for(asyncio.shield(advance), timeout=max(0.0, hard_limit - time.monotonic()))
+                await asyncio.wait_for(asyncio.shield(apply), timeout=max(0.0, hard_limit - time.monotonic()))
             except asyncio.TimeoutError:
                 log.error("PLAY match=%s: applying the joint move took the whole clock", match.match_id)
                 return str(match.fallback) if match.fallback is not None else "nil"
@@ -347,11 +363,16 @@ class Player:
                     f"match {match.match_id}: cannot apply the joint move "
                     f"({' '.join(map(str, message.moves))}): {error}"
                 ) from None
-        if len(match.legal_now) > 1 and getattr(match.search, "thinks", True):
+            match.search_current = False
+            try:
+                await self._call_search(match, self._advance_search, match, message.moves, match.state,
+                                        timeout=max(0.0, deadline - time.monotonic()))
+            except (asyncio.TimeoutError, SearchBusyError):
+                log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
+        if len(match.legal_now) > 1 and match.search_current and getattr(match.search, "thinks", True):
             await asyncio.sleep(max(0.0, deadline - time.monotonic()))
-        move, source = self._choose(match)
+        move, source, stats = await self._choose(match, hard_limit)
         reply_at = time.monotonic()
-        stats = _safe_stats(match.search)
         turn = TurnLog(len(match.joint_moves), str(move), source, reply_at - received, hard_limit - reply_at, stats)
         match.turns.append(turn)
         log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s",
@@ -359,8 +380,21 @@ class Player:
                  turn.margin_left, stats.get("playouts", "-"))
         return "nil" if move is None else str(move)
 
-    def _advance(self, match: Match, joint_move: tuple[Term, ...]) -> None:
-        """Apply the reported joint move with our engine, then tell the search (pool thread)."""
+    async def _call_search(self, match: Match, function, *args, timeout: float):
+        """Run one call into the search in the search pool, under a timeout.
+
+        At most one such call per match is in flight: while a hung call holds
+        its thread, later ones fail at once (SearchBusyError) instead of taking
+        more threads, and the engine's own pool is never touched.
+        """
+        if match.search_call is not None and not match.search_call.done():
+            raise SearchBusyError(f"match {match.match_id}: the search is still busy with an earlier call")
+        future = asyncio.get_running_loop().run_in_executor(self._search_pool, function, *args)
+        match.search_call = future
+        return await asyncio.wait_for(asyncio.shield(future), timeout=timeout)
+
+    def _apply(self, match: Match, joint_move: tuple[Term, ...]) -> None:
+        """Apply the reported joint move with our engine; new legal moves and fallback (pool thread)."""
         machine = match.machine
         state = machine.next_state(match.state, joint_move)
         terminal = machine.is_terminal(state)
@@ -369,27 +403,45 @@ class Player:
         match.fallback = self._rng.choice(legal) if legal else None
         match.joint_moves.append(tuple(joint_move))
         match.states.append(state_text(state))
+
+    def _advance_search(self, match: Match, joint_move: tuple[Term, ...], state: State) -> None:
+        """Move the search's root (pool thread); a failure leaves the fallback to play."""
+        if match.search is None:
+            return
         try:
             match.search.advance(joint_move, state)
         except Exception as error:
             log.error("match=%s: the search failed to advance (%s); the fallback move will play",
                       match.match_id, error)
+            return
+        match.search_current = True
 
-    def _choose(self, match: Match) -> tuple[Optional[Term], str]:
+    async def _choose(self, match: Match, hard_limit: float) -> tuple[Optional[Term], str, dict]:
+        """The move to send, where it came from, and the search's figures.
+
+        The search is asked in a pool thread under a short timeout, so a search
+        that hangs cannot hold the reply (or the event loop) past the clock.
+        """
         legal = match.legal_now
         if len(legal) == 1:
-            return legal[0], "forced"
+            return legal[0], "forced", {}
+        if not match.search_current:
+            return match.fallback, "fallback", {}
+        patience = max(0.01, min(0.25, (hard_limit - time.monotonic()) / 2))
         try:
-            move = match.search.best_move()
+            move, stats = await self._call_search(match, _ask_search, match.search, timeout=patience)
+        except (asyncio.TimeoutError, SearchBusyError):
+            log.error("match=%s: the search did not name a move within %.2f s", match.match_id, patience)
+            return match.fallback, "fallback", {}
         except Exception as error:
             log.error("match=%s: the search failed to name a move (%s)", match.match_id, error)
-            return match.fallback, "fallback"
+            return match.fallback, "fallback", {}
         if move is None:
-            return match.fallback, "fallback"
+            return match.fallback, "fallback", stats
         if move not in legal:
             log.error("match=%s: the search proposed %s, which is not legal", match.match_id, move)
-            return match.fallback, "fallback"
-        return move, "search"
+            return match.fallback, "fallback", stats
+        return move, "search", stats
 
     # ------------------------------------------------------------------ STOP, ABORT
 
@@ -435,7 +487,10 @@ class Player:
         goals = None
         try:
             if match.search is not None:
-                match.search.stop()
+                try:
+                    match.search.stop()
+                except Exception as error:
+                    log.error("match=%s: the search failed to stop: %s", match.match_id, error)
             if match.machine is not None and match.state is not None:
                 state = match.state
                 if moves is not None and len(moves) == len(match.roles):
@@ -489,6 +544,11 @@ def _find_role(roles, wanted: Term) -> Optional[int]:
         if str(role).lower() == lowered:
             return index
     return None
+
+
+def _ask_search(search: Search) -> tuple[Optional[Term], dict]:
+    move = search.best_move()
+    return move, _safe_stats(search)
 
 
 def _safe_stats(search: Optional[Search]) -> dict:

@@ -11,22 +11,26 @@ from typing import Callable
 from .gdl.validate import ValidatedGame
 from .reasoner.statemachine import StateMachine
 
-EngineFactory = Callable[[ValidatedGame], StateMachine]
+EngineFactory = Callable[..., StateMachine]
 
 
-def _prolog(game: ValidatedGame) -> StateMachine:
+def _prolog(game: ValidatedGame, **options) -> StateMachine:
     from .reasoner.prolog_machine import PrologStateMachine
 
-    return PrologStateMachine(game)
+    return PrologStateMachine(game, **options)
 
 
 ENGINES: dict[str, EngineFactory] = {"prolog": _prolog}
 
 
-def make_state_machine(engine: str, game: ValidatedGame) -> StateMachine:
-    """A state machine for `game` from the engine called `engine`."""
+def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:
+    """A state machine for `game` from the engine called `engine`.
+
+    `options` go to the engine (e.g. `query_time_limit` for Prolog); an engine
+    ignores the ones it does not know.
+    """
     try:
         factory = ENGINES[engine]
     except KeyError:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(sorted(ENGINES))}") from None
-    return factory(game)
+    return factory(game, **options)

@@ -14,7 +14,7 @@ from ggp_agent.controller import GameController, PlayerAddress, format_result
 from ggp_agent.gdl import load_game
 from ggp_agent.lineup import parse_player_spec, play_match, PlayerSpec
 from ggp_agent.records import load_record
-from ggp_helpers import TICTACTOE
+from .ggp_helpers import TICTACTOE
 
 
 async def bad_player(reply_for_play, status=200):

@@ -16,7 +16,7 @@ import time
 import aiohttp
 
 from ggp_agent.gdl import parse_term
-from ggp_helpers import start_message
+from .ggp_helpers import start_message
 
 PLAY_CLOCK = 5
 CLIENTS = 10

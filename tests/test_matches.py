@@ -13,7 +13,7 @@ import pytest
 from ggp_agent.gdl import load_game
 from ggp_agent.lineup import parse_player_spec, play_match
 from ggp_agent.records import load_record
-from ggp_helpers import GAMES
+from .ggp_helpers import GAMES
 
 START_CLOCK = 10
 PLAY_CLOCK = 2

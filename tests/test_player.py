@@ -15,7 +15,7 @@ from ggp_agent.player import Player, PlayerConfig
 from ggp_agent.records import load_record
 from ggp_agent.searchers import make_search
 from ggp_agent.server import start_server
-from ggp_helpers import TICTACTOE, ServerThread, start_message
+from .ggp_helpers import TICTACTOE, ServerThread, start_message
 
 
 class CrashingSearch:

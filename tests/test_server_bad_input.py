@@ -4,7 +4,7 @@ import socket
 
 import pytest
 
-from ggp_helpers import ServerThread, raw_request, start_message
+from .ggp_helpers import ServerThread, raw_request, read_response, start_message
 
 INFO_AVAILABLE = "((name bad-input) (status available))"
 
@@ -88,7 +88,6 @@ def test_body_of_50_megabytes(server):
         except (BrokenPipeError, ConnectionResetError):
             pass
         try:
-            from ggp_helpers import read_response
 
             response = read_response(sock)
             assert response.status == 413
@@ -109,7 +108,6 @@ def test_chunked_body_over_the_limit():
             except (BrokenPipeError, ConnectionResetError):
                 pass
             try:
-                from ggp_helpers import read_response
 
                 assert read_response(sock).status == 413
             except ConnectionResetError:

@@ -9,7 +9,7 @@ import pytest
 
 from ggp_agent.gdl import load_game, parse_term
 from ggp_agent.engines import make_state_machine
-from ggp_helpers import SHARED, ServerThread, raw_request
+from .ggp_helpers import SHARED, ServerThread, raw_request
 
 CAPTURES = SHARED / "protocol"
 GAMESERVER = CAPTURES / "ggp-base-gameserver"

@@ -15,7 +15,7 @@ import pytest
 from ggp_agent.tournament import (
     player_labels, run_tournament, seat_scores, seating, wilson_interval,
 )
-from ggp_helpers import TICTACTOE
+from .ggp_helpers import TICTACTOE
 
 PLAYERS = ["agent:time=0.1", "random"]
 

@@ -138,6 +138,7 @@ class Match:
     def summary(self) -> dict:
         """What the status page shows about this match."""
         last = self.turns[-1] if self.turns else None
+        searched = next((t for t in reversed(self.turns) if t.source == "search"), None)
         return {
             "match_id": self.match_id,
             "role": self.role_text,
@@ -149,6 +150,7 @@ class Match:
             "moves": [[str(m) for m in joint] for joint in self.joint_moves],
             "compile_seconds": self.compile_seconds,
             "last_move": last.to_json() if last else None,
+            "last_search": searched.to_json() if searched else None,
             "rules_hash": rules_hash(self.start),
         }
 

@@ -66,7 +66,9 @@ class PlayerConfig:
     `safety_margin` is the time in seconds kept back from every clock for the
     reply to travel; `think_time`, when set, caps the thinking per move (fast
     tournaments). `max_matches` bounds concurrent matches; a START beyond it
-    gets `busy`.
+    gets `busy`. A match with no message for twice its longer clock plus
+    `abandon_grace` seconds counts as abandoned by its manager (which never
+    sent STOP or ABORT) and is freed when the next START comes.
     """
 
     name: str = "ggp-agent"
@@ -77,6 +79,7 @@ class PlayerConfig:
     think_time: Optional[float] = None
     record_dir: Optional[Path] = None
     seed: Optional[int] = None
+    abandon_grace: float = 60.0
 
 
 @dataclass
@@ -131,9 +134,9 @@ class Match:
     def role_text(self) -> str:
         return str(self.start.role)
 
-    def idle_limit(self) -> float:
+    def idle_limit(self, grace: float) -> float:
         """Seconds without a message after which the match counts as abandoned."""
-        return 2 * max(self.start.start_clock, self.start.play_clock) + 60
+        return 2 * max(self.start.start_clock, self.start.play_clock) + grace
 
     def summary(self) -> dict:
         """What the status page shows about this match."""
@@ -326,7 +329,7 @@ class Player:
     def _evict_abandoned(self, now: float) -> None:
         for match in list(self._matches.values()):
             idle = now - match.last_message_at
-            if idle > match.idle_limit():
+            if idle > match.idle_limit(self.config.abandon_grace):
                 log.warning("match=%s role=%s: no message for %.0f s, abandoning it",
                             match.match_id, match.role_text, idle)
                 self._matches.pop(match.match_id, None)
@@ -480,7 +483,9 @@ class Player:
         self._finished.appendleft(summary)
         if self.config.record_dir is not None:
             try:
-                path = write_record(self._record(match, goals, status), self.config.record_dir, ".player")
+                record = self._record(match, goals, status)
+                path = await asyncio.get_running_loop().run_in_executor(
+                    self._pool, write_record, record, self.config.record_dir, ".player")
                 log.info("match=%s: record written to %s", match.match_id, path)
             except OSError as error:
                 log.error("match=%s: cannot write the record: %s", match.match_id, error)

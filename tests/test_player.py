@@ -163,3 +163,13 @@ def test_monte_carlo_finds_the_winning_move():
         assert status["last_move"]["source"] == "search"
         assert status["last_move"]["stats"]["playouts"] > 0
         assert server.post("(abort m.win)").text == "aborted"
+
+
+def test_an_abandoned_match_is_freed_by_the_next_start():
+    with ServerThread(name="forgetful", search="random", abandon_grace=0.5) as server:
+        assert server.post(start_message("m.left", "xplayer", start_clock=0.2, play_clock=0.2)).text == "ready"
+        assert server.post(start_message("m.next", "xplayer")).text == "busy"  # still within its clocks
+        time.sleep(1.2)  # 2 x 0.2 s + 0.5 s without a message: the manager is gone
+        assert server.post(start_message("m.next", "xplayer")).text == "ready"
+        assert server.post("(play m.left nil)").text == "busy"
+        assert server.post("(abort m.next)").text == "aborted"

@@ -281,7 +281,7 @@ class Player:
         except asyncio.TimeoutError:
             log.warning("START match=%s role=%s: still compiling at the start clock, replying ready",
                         match.match_id, match.role_text)
-            match.ready.add_done_callback(lambda f: f.exception())  # no "never retrieved" noise
+            match.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" noise
             return READY
         except Exception as error:
             self._matches.pop(message.match_id, None)
@@ -350,6 +350,10 @@ class Player:
             log.error("PLAY match=%s: the game is still compiling at the play clock", match.match_id)
             return "nil"
         except Exception as error:
+            # The compile outlived the start clock, then failed: free the match.
+            if self._matches.get(match.match_id) is match:
+                self._matches.pop(match.match_id)
+                self._schedule_cleanup(match, None, "failed")
             raise MatchError(f"match {match.match_id} could not start: {error}") from None
         if message.moves is not None:
             if len(message.moves) != len(match.roles):

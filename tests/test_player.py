@@ -173,3 +173,19 @@ def test_an_abandoned_match_is_freed_by_the_next_start():
         assert server.post(start_message("m.next", "xplayer")).text == "ready"
         assert server.post("(play m.left nil)").text == "busy"
         assert server.post("(abort m.next)").text == "aborted"
+
+
+def test_a_compile_that_fails_after_the_start_clock_frees_the_match():
+    from ggp_agent.reasoner.statemachine import ReasonerError
+
+    def failing_engine(game):
+        time.sleep(1.2)
+        raise ReasonerError("the game is too big for this engine")
+
+    player = Player(PlayerConfig(name="late-failure", safety_margin=0.2), engine_factory=failing_engine)
+    with ServerThread(player) as server:
+        assert server.post(start_message("m.late", "xplayer", start_clock=1)).text == "ready"
+        play = server.post("(play m.late nil)")
+        assert play.status == 400 and "could not start" in play.text and "too big" in play.text
+        assert server.post("(info)").text == "((name late-failure) (status available))"
+        assert server.post("(play m.late nil)").text == "busy"

@@ -208,8 +208,9 @@ def run_tournament(
 ) -> TournamentResult:
     """Play `games` matches and write tournament.json, matches.csv, winrate.png and
     the match records under `out_dir`. `cluster` is a Dask scheduler address."""
-    for text in players:
-        parse_player_spec(text)  # fail before any process starts
+    specs = [parse_player_spec(text) for text in players]  # fail before any process starts
+    if workers is None and not cluster and any(spec.is_remote for spec in specs):
+        workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
     game_path = Path(game_path)
     game_text = game_path.read_text(encoding="utf-8", errors="replace")
     game = load_game(game_text)

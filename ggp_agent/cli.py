@@ -85,7 +85,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tournament.add_argument("--games", type=int, default=20)
     tournament.add_argument("--startclock", type=float, default=10.0)
     tournament.add_argument("--playclock", type=float, default=2.0)
-    tournament.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core; 1 when a player is a HOST:PORT address)")
+    tournament.add_argument("--workers", type=int, default=None,
+                            help="worker processes (default: one per core; 1 when a player is HOST:PORT)")
     tournament.add_argument("--cluster", default=None, metavar="ADDRESS",
                             help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786")
     tournament.add_argument("--out", type=Path, default=None, help="output directory")

@@ -318,7 +318,7 @@ class Player:
             raise
         try:
             match.search = self._search_factory(machine, role_index)
-            match.search.start(state)
+            match.search.start(state, legal_moves=legal)
             match.search_current = True
         except Exception as error:  # the match is still playable: the fallback moves play
             log.error("START match=%s: the search failed to start (%s); playing fallback moves",
@@ -361,6 +361,9 @@ class Player:
                     f"PLAY for match {match.match_id} has {len(message.moves)} moves, "
                     f"the game has {len(match.roles)} roles"
                 )
+            hold = getattr(match.search, "hold", None)
+            if hold is not None:  # the search leaves the engine to us until advance()
+                _quietly(hold)
             apply = loop.run_in_executor(self._pool, self._apply, match, message.moves)
             try:
                 await asyncio.wait_for(asyncio.shield(apply), timeout=max(0.0, hard_limit - time.monotonic()))
@@ -375,7 +378,7 @@ class Player:
             match.search_current = False
             try:
                 await self._call_search(match, self._advance_search, match, message.moves, match.state,
-                                        timeout=max(0.0, deadline - time.monotonic()))
+                                        match.legal_now, timeout=max(0.0, deadline - time.monotonic()))
             except (asyncio.TimeoutError, SearchBusyError):
                 log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
         if len(match.legal_now) > 1 and match.search_current and getattr(match.search, "thinks", True):
@@ -413,12 +416,13 @@ class Player:
         match.joint_moves.append(tuple(joint_move))
         match.states.append(state_text(state))
 
-    def _advance_search(self, match: Match, joint_move: tuple[Term, ...], state: State) -> None:
+    def _advance_search(self, match: Match, joint_move: tuple[Term, ...], state: State,
+                        legal: tuple[Term, ...]) -> None:
         """Move the search's root (pool thread); a failure leaves the fallback to play."""
         if match.search is None:
             return
         try:
-            match.search.advance(joint_move, state)
+            match.search.advance(joint_move, state, legal_moves=legal)
         except Exception as error:
             log.error("match=%s: the search failed to advance (%s); the fallback move will play",
                       match.match_id, error)
@@ -555,6 +559,13 @@ def _find_role(roles, wanted: Term) -> Optional[int]:
         if str(role).lower() == lowered:
             return index
     return None
+
+
+def _quietly(function) -> None:
+    try:
+        function()
+    except Exception as error:
+        log.error("the search failed: %s", error)
 
 
 def _ask_search(search: Search) -> tuple[Optional[Term], dict]:

@@ -49,11 +49,17 @@ class Search(Protocol):
     #: player then answers at once instead of waiting for the deadline.
     thinks: bool
 
-    def start(self, state: State) -> None:
-        """Begin thinking from `state` (the initial state); returns at once."""
+    def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        """Begin thinking from `state` (the initial state); returns at once.
+
+        `legal_moves`, when given, are our role's legal moves in `state` (empty
+        when it is terminal), already computed by the player: no need to ask the
+        engine again.
+        """
         ...
 
-    def advance(self, joint_move: Sequence[Term], state: State) -> None:
+    def advance(self, joint_move: Sequence[Term], state: State,
+                legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """The match moved on by `joint_move` to `state` (computed by the player's
         engine); a search with its own engine may use the joint move alone."""
         ...
@@ -71,6 +77,10 @@ class Search(Protocol):
         """Figures about the current root for logs and the status page (JSON-safe)."""
         ...
 
+    # Optional: `hold()`, called on the event loop when a joint move arrives,
+    # asks a search that shares the player's engine to make no engine call until
+    # `advance()`; it must return at once (set a flag).
+
 
 @dataclass
 class _Root:
@@ -82,11 +92,29 @@ class _Root:
     started: float = field(default_factory=time.monotonic)
 
 
+class _Stale(Exception):
+    """The root moved (or the player asked for the engine) during a playout."""
+
+
 class MonteCarloSearch:
-    """Flat Monte Carlo: random playouts per legal move, in one worker thread."""
+    """Flat Monte Carlo: random playouts per legal move, in one worker thread.
+
+    The engine may be shared (the Prolog engine runs every call on one thread,
+    for every match and the controller in the process), so the search keeps
+    each of its calls short: it plays step by step (a few calls per step) until
+    playouts are known to be quick, and only then plays a whole playout in one
+    call; a one-call playout that takes longer than SINGLE_CALL_LIMIT sends it
+    back to steps. `hold()` makes it leave the engine alone until the next
+    `advance()`, so the player's own calls for a new joint move never wait.
+    """
 
     rule = "mc"
     thinks = True
+
+    #: Longest a single engine call of the search may take, in seconds.
+    SINGLE_CALL_LIMIT = 0.05
+    #: Quick step-by-step playouts in a row before playouts become one call.
+    QUICK_PLAYOUTS_TO_SWITCH = 3
 
     def __init__(
         self,
@@ -105,27 +133,35 @@ class MonteCarloSearch:
         self._generation = 0
         self._stopping = threading.Event()
         self._root_changed = threading.Event()
+        self._held = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._total_playouts = 0
         self._errors = 0
         self._last_error: Optional[str] = None
+        self._single_call = False
+        self._quick_in_a_row = 0
 
-    def start(self, state: State) -> None:
-        self._set_root(state)
+    def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        self._set_root(state, legal_moves)
         self._thread = threading.Thread(
             target=self._run, name=f"mc-search-role{self._role}", daemon=True
         )
         self._thread.start()
 
-    def advance(self, joint_move: Sequence[Term], state: State) -> None:
-        self._set_root(state)
+    def hold(self) -> None:
+        """A joint move is coming: make no engine call until the next `advance`."""
+        self._held.set()
 
-    def _set_root(self, state: State) -> None:
-        terminal = self._machine.is_terminal(state)
-        moves = () if terminal else tuple(self._machine.legal_moves(state, self._role))
+    def advance(self, joint_move: Sequence[Term], state: State,
+                legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        self._set_root(state, legal_moves)
+
+    def _set_root(self, state: State, legal_moves: Optional[tuple[Term, ...]]) -> None:
+        moves = _our_moves(self._machine, state, self._role, legal_moves)
         with self._lock:
             self._generation += 1
             self._root = _Root(self._generation, state, moves, {m: [0, 0.0] for m in moves})
+        self._held.clear()
         self._root_changed.set()
 
     def best_move(self) -> Optional[Term]:
@@ -166,6 +202,7 @@ class MonteCarloSearch:
                 "playouts_per_second": round(root.playouts / elapsed, 1),
                 "total_playouts": self._total_playouts,
                 "legal_moves": len(root.moves),
+                "playout_mode": "one call" if self._single_call else "step by step",
                 "top_moves": [
                     {"move": text, "visits": count, "mean_goal": round(value, 2)}
                     for value, count, text in ranked[:5]
@@ -181,18 +218,19 @@ class MonteCarloSearch:
         while not self._stopping.is_set():
             with self._lock:
                 root = self._root
-                if root is not None and len(root.moves) > 1:
+                move = None
+                if root is not None and len(root.moves) > 1 and not self._held.is_set():
                     least = min(count for count, _ in root.visits.values())
                     move = self._rng.choice([m for m, (c, _) in root.visits.items() if c == least])
-                else:
-                    move = None
             if move is None:
-                # Nothing to decide (terminal, or a forced move): wait for a new root.
+                # Nothing to decide (terminal, a forced move) or on hold: wait for a new root.
                 self._root_changed.wait(0.05)
                 self._root_changed.clear()
                 continue
             try:
-                value = self._playout(root.state, move)
+                value = self._playout(root, move)
+            except _Stale:
+                continue
             except Exception as error:  # a broken game or a closed engine
                 failures_in_a_row += 1
                 with self._lock:
@@ -211,27 +249,46 @@ class MonteCarloSearch:
                     entry[1] += value
                     root.playouts += 1
 
-    def _playout(self, state: State, first_move: Term) -> float:
+    def _check(self, root: _Root) -> None:
+        if self._stopping.is_set() or self._held.is_set() or self._root is not root:
+            raise _Stale()
+
+    def _playout(self, root: _Root, first_move: Term) -> float:
         machine = self._machine
         roles = range(len(machine.roles))
         rng = self._rng
+        state = root.state
         joint = [
             first_move if r == self._role else rng.choice(machine.legal_moves(state, r))
             for r in roles
         ]
+        self._check(root)
         state = machine.next_state(state, joint)
         random_playout = getattr(machine, "random_playout", None)
-        if random_playout is not None:
+        began = time.monotonic()
+        if self._single_call and random_playout is not None:
             # The engine plays the whole playout in one call (the Prolog engine
             # loops inside Prolog): far fewer round trips than a step at a time.
+            self._check(root)
             goals, _steps, _terminal = random_playout(state, self._max_depth)
+            if time.monotonic() - began > self.SINGLE_CALL_LIMIT:
+                self._single_call = False
+                self._quick_in_a_row = 0
             return float(goals[self._role])
         for _ in range(self._max_depth):
-            if self._stopping.is_set() or machine.is_terminal(state):
+            self._check(root)
+            if machine.is_terminal(state):
                 break
             joint = [rng.choice(machine.legal_moves(state, r)) for r in roles]
             state = machine.next_state(state, joint)
-        return float(machine.goal_values(state)[self._role])
+        value = float(machine.goal_values(state)[self._role])
+        if random_playout is not None:
+            if time.monotonic() - began < self.SINGLE_CALL_LIMIT:
+                self._quick_in_a_row += 1
+                self._single_call = self._quick_in_a_row >= self.QUICK_PLAYOUTS_TO_SWITCH
+            else:
+                self._quick_in_a_row = 0
+        return value
 
 
 class RandomSearch:
@@ -246,15 +303,12 @@ class RandomSearch:
         self._rng = random.Random(seed)
         self._moves: tuple[Term, ...] = ()
 
-    def start(self, state: State) -> None:
-        self._set_root(state)
+    def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        self._moves = _our_moves(self._machine, state, self._role, legal_moves)
 
-    def advance(self, joint_move: Sequence[Term], state: State) -> None:
-        self._set_root(state)
-
-    def _set_root(self, state: State) -> None:
-        terminal = self._machine.is_terminal(state)
-        self._moves = () if terminal else tuple(self._machine.legal_moves(state, self._role))
+    def advance(self, joint_move: Sequence[Term], state: State,
+                legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        self._moves = _our_moves(self._machine, state, self._role, legal_moves)
 
     def best_move(self) -> Optional[Term]:
         return self._rng.choice(self._moves) if self._moves else None
@@ -273,6 +327,14 @@ class LegalSearch(RandomSearch):
 
     def best_move(self) -> Optional[Term]:
         return self._moves[0] if self._moves else None
+
+
+def _our_moves(machine: StateMachine, state: State, role: int,
+               known: Optional[tuple[Term, ...]]) -> tuple[Term, ...]:
+    """Our legal moves in `state` (none when terminal), from the caller when it knows them."""
+    if known is not None:
+        return tuple(known)
+    return () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role))
 
 
 def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None) -> Search:

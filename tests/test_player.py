@@ -26,14 +26,14 @@ class CrashingSearch:
     def __init__(self, machine, role):
         self.thread = None
 
-    def start(self, state):
+    def start(self, state, legal_moves=None):
         def die():
             raise RuntimeError("search thread crashed")
 
         self.thread = threading.Thread(target=die, daemon=True)
         self.thread.start()
 
-    def advance(self, joint_move, state):
+    def advance(self, joint_move, state, legal_moves=None):
         raise RuntimeError("advance crashed")
 
     def best_move(self):
@@ -49,10 +49,10 @@ class CrashingSearch:
 class LyingSearch(CrashingSearch):
     """Proposes a move no game has, and a legal move in another case."""
 
-    def start(self, state):
+    def start(self, state, legal_moves=None):
         pass
 
-    def advance(self, joint_move, state):
+    def advance(self, joint_move, state, legal_moves=None):
         pass
 
     def best_move(self):
@@ -80,7 +80,7 @@ class HangingSearch(LyingSearch):
 
 
 class NoStartSearch(LyingSearch):
-    def start(self, state):
+    def start(self, state, legal_moves=None):
         raise RuntimeError("cannot start")
 
 

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import logging
+import signal
 import sys
 import time
 from pathlib import Path
@@ -232,8 +233,12 @@ def run_serve(args) -> int:
         server = await start_server(Player(config), args.host, args.port, args.max_body or DEFAULT_MAX_BODY)
         # The first line on stdout is the address, for scripts that asked for port 0.
         print(f"serving {config.name} on http://{server.address}/", flush=True)
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):  # docker stop, Ctrl-C: abort and record
+            loop.add_signal_handler(signal_number, stopping.set)
         try:
-            await asyncio.Event().wait()
+            await stopping.wait()
         finally:
             await server.stop()
 

@@ -63,3 +63,17 @@ def test_serve_on_a_port_in_use():
         )
     assert completed.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in completed.stderr
+
+
+def test_serve_stops_cleanly_on_sigterm_and_records_the_aborted_match(tmp_path):
+    from .ggp_helpers import raw_request, start_message
+
+    process, address = start_serve_process("--player", "random", "--records", str(tmp_path))
+    port = int(address.rsplit(":", 1)[1])
+    message = start_message("m.sigterm", "xplayer").encode()
+    head = f"POST / HTTP/1.0\r\nContent-Length: {len(message)}\r\n\r\n".encode()
+    assert raw_request(port, head + message).text == "ready"
+    process.terminate()
+    assert process.wait(timeout=20) == 0
+    record = json.loads(next(tmp_path.glob("*.player.json")).read_text())
+    assert record["matchId"] == "m.sigterm" and record["isAborted"]

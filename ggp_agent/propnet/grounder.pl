@@ -27,7 +27,8 @@
 :- module(ggp_grounder,
           [ ground_create/3,
             ground_add_clause/2,
-            ground_answers/4,
+            ground_answers/5,
+            ground_reset_count/0,
             ground_base_problem/2,
             ground_stats/3,
             ground_finish/5,
@@ -56,14 +57,52 @@ ground_progress(Where) :-
 where(Where) :-
     nb_setval(ggp_ground_where, Where).
 
-%!  ground_answers(+R, +F, +Components, +MaxAnswers) is det.
-%   Components: lists of Name/Arity, bottom up. Each relation's answers are
-%   computed in R and asserted into F before the next component starts.
-ground_answers(R, F, Components, MaxAnswers) :-
-    flag(ggp_ground_answers, _, 0),
+%!  ground_answers(+R, +F, +D, +Components, +MaxAnswers) is det.
+%   Components, bottom up: plain(Relations) (computed by calling R, whose
+%   rules read F's facts; tabled there when recursive) or
+%   seminaive(Id, Relations) (a recursive component computed bottom up
+%   from R's '$sn0'(Id, Head) rules (no recursive literal) and
+%   '$snd'(Id, Head) rules (one recursive literal read from the previous
+%   round's new facts, kept in module D)). Every relation's answers are in
+%   F before the next component starts.
+ground_answers(R, F, D, Components, MaxAnswers) :-
     forall(member(Component, Components),
-           forall(member(Name/Arity, Component),
-                  relation_answers(R, F, MaxAnswers, Name/Arity))).
+           component_answers(R, F, D, MaxAnswers, Component)).
+
+component_answers(R, F, _, MaxAnswers, plain(Relations)) :-
+    forall(member(Name/Arity, Relations),
+           relation_answers(R, F, MaxAnswers, Name/Arity)).
+component_answers(R, F, D, MaxAnswers, seminaive(Id, Relations)) :-
+    Relations = [First | _],
+    where(answers(First)),
+    findall(Head, R:'$sn0'(Id, Head), Heads0),
+    sort(Heads0, Heads),
+    rounds(R, F, D, Id, Relations, MaxAnswers, Heads).
+
+rounds(R, F, D, Id, Relations, MaxAnswers, Candidates) :-
+    include(new_fact(F), Candidates, New),
+    (   New == []
+    ->  true
+    ;   (   member(Answer, New), \+ ground(Answer)
+        ->  throw(ggp_ground(nonground(Answer)))
+        ;   true
+        ),
+        length(New, Count),
+        flag(ggp_ground_answers, Total, Total + Count),
+        (   Total + Count > MaxAnswers
+        ->  throw(ggp_ground(too_many_atoms(Relations, MaxAnswers)))
+        ;   true
+        ),
+        forall(member(Name/Arity, Relations),
+               ( functor(Old, Name, Arity), retractall(D:Old) )),
+        forall(member(Answer, New), ( assertz(F:Answer), assertz(D:Answer) )),
+        findall(Head, R:'$snd'(Id, Head), Heads0),
+        sort(Heads0, Heads),
+        rounds(R, F, D, Id, Relations, MaxAnswers, Heads)
+    ).
+
+new_fact(F, Atom) :-
+    \+ F:Atom.
 
 relation_answers(R, F, MaxAnswers, Name/Arity) :-
     where(answers(Name/Arity)),
@@ -81,6 +120,9 @@ relation_answers(R, F, MaxAnswers, Name/Arity) :-
     ;   true
     ),
     forall(member(Answer, Answers), assertz(F:Answer)).
+
+ground_reset_count :-
+    flag(ggp_ground_answers, _, 0).
 
 %!  ground_base_problem(+F, -Problem) is semidet.
 %   base and input describe the state and the moves completely only when

@@ -152,6 +152,7 @@ def ground(
             rules=rules,
             relaxed_module=f"ggp_ground_{number}_r",
             facts_module=f"ggp_ground_{number}_f",
+            delta_module=f"ggp_ground_{number}_d",
             deadline=deadline,
             started=started,
             max_atoms=max_atoms,
@@ -178,6 +179,7 @@ class _Job:
     rules: tuple
     relaxed_module: str
     facts_module: str
+    delta_module: str
     deadline: float
     started: float
     max_atoms: int
@@ -259,23 +261,45 @@ def _run(job: _Job):
                 relations.add(relation_key(sentence))
     dynamic = dynamic_relations(rules)
     components, component_of, recursive = _components(rules, relations)
-    r, f = job.relaxed_module, job.facts_module
-    tabled = [key for key in relations if component_of[key] in recursive]
-    _call(job, "ground_create", [_atom(r), _list(map(_indicator, sorted(relations))), _list(map(_indicator, tabled))],
+    r, f, d = job.relaxed_module, job.facts_module, job.delta_module
+    seminaive = {c for c in recursive if not _negative_inside(rules, components[c], dynamic)}
+    tabled = [key for key in relations if component_of[key] in recursive - seminaive]
+    indicators = [_indicator(k) for k in sorted(relations)]
+    _call(job, "ground_create", [_atom(r), _list(indicators + [_indicator(("$sn0", 2)), _indicator(("$snd", 2))]),
+                                  _list(map(_indicator, tabled))], where="loading the rules")
+    _call(job, "ground_create", [_atom(f), _list(indicators + [_indicator(("$inst", 3))]), _list([])],
           where="loading the rules")
-    _call(job, "ground_create", [_atom(f), _list([_indicator(k) for k in sorted(relations)] + [_indicator(("$inst", 3))]),
-                                  _list([])], where="loading the rules")
-
-    def local(head_key):
-        component = component_of[head_key]
-        if component not in recursive:
-            return lambda key: False
-        return lambda key: component_of.get(key) == component
+    _call(job, "ground_create", [_atom(d), _list(indicators), _list([])], where="loading the rules")
 
     for rule in rules:
-        _add_clause(job, r, lambda ref, rule=rule: _put_relaxed_clause(ref, rule, dynamic, f, local(relation_key(rule.head))))
-    _call(job, "ground_answers", [_atom(r), _atom(f), _list(_list(map(_indicator, c)) for c in components),
-                                  _int(job.max_atoms)])
+        head_key = relation_key(rule.head)
+        component = component_of[head_key]
+        body = _relaxed_body(rule, dynamic)
+        if component in seminaive:
+            members = set(components[component])
+            recursive_positions = [i for i, lit in enumerate(body)
+                                   if is_positive_sentence(lit) and relation_key(lit) in members]
+            if not recursive_positions:
+                _add_clause(job, r, lambda ref, rule=rule, body=body, c=component:
+                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None))
+            for position in recursive_positions:
+                moved = [body[position]] + body[:position] + body[position + 1:]
+                _add_clause(job, r, lambda ref, rule=rule, moved=moved, c=component:
+                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d))
+            continue
+        local = component in recursive and (lambda key, c=component: component_of.get(key) == c)
+        _add_clause(job, r, lambda ref, rule=rule, body=body, local=local:
+                    _put_plain_clause(ref, rule.head, body, f, local))
+    descriptors = []
+    for c, members in enumerate(components):
+        kind = "seminaive" if c in seminaive else "plain"
+        members_fill = _list(map(_indicator, members))
+        if kind == "seminaive":
+            descriptors.append(lambda ref, c=c, m=members_fill: swipl.put_compound(ref, "seminaive", [_int(c), m]))
+        else:
+            descriptors.append(lambda ref, m=members_fill: swipl.put_compound(ref, "plain", [m]))
+    _call(job, "ground_reset_count", [])
+    _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(descriptors), _int(job.max_atoms)])
     if job.mode == "base":
         problem = _call(job, "ground_base_problem", [_atom(f), _var], read=lambda refs: swipl.get_text(refs + 1))
         if problem is not False:
@@ -298,9 +322,9 @@ def _run(job: _Job):
         _call(job, "ground_create", [_atom(f), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
         dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
         for rule in aux_rules:
-            _add_clause(job, r, lambda ref, rule=rule: _put_relaxed_clause(ref, rule, dynamic, f, lambda key: False))
-        _call(job, "ground_answers", [_atom(r), _atom(f), _list(_list([_indicator(k)]) for k in aux_keys),
-                                      _int(job.max_atoms)])
+            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f, False))
+        plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [_list([_indicator(k)])]) for k in aux_keys]
+        _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(plain), _int(job.max_atoms)])
         network_rules = aux_rules + network_rules
         relations.update(aux_keys)
     network_rules = [rule for rule in network_rules if relation_key(rule.head) in dynamic]
@@ -436,7 +460,7 @@ def _progress(job: _Job) -> str:
 def _destroy(job: _Job) -> None:
     if not _loaded:
         return
-    for module in (job.relaxed_module, job.facts_module):
+    for module in (job.relaxed_module, job.facts_module, job.delta_module):
         try:
             call_predicate(_MODULE, "ground_destroy", [_atom(module)])
         except ReasonerError:  # pragma: no cover - best effort
@@ -503,22 +527,64 @@ def _add_clause(job: _Job, module: str, fill) -> None:
         api.discard_foreign_frame(frame)
 
 
-def _put_relaxed_clause(ref: int, rule: Rule, dynamic: frozenset, facts_module: str, local) -> None:
-    """The rule for R: exact when its head is static, without negations of
-    state-dependent relations when not; goals on relations of other
-    components read F's facts."""
+def _relaxed_body(rule: Rule, dynamic: frozenset) -> list:
+    """The rule's body for R: all of it when its head is static; without the
+    negations of state-dependent relations when not."""
     relaxed = relation_key(rule.head) in dynamic
-    goals = []
-    for literal in order_body(rule):
+    body = []
+    for literal in rule.body:
         if relaxed and isinstance(literal, Not) and not isinstance(literal.literal, Distinct):
             if relation_key(sentence_of(literal)) in dynamic:
                 continue
-        goals.append(literal)
+        body.append(literal)
+    return body
 
-    def qualify(key):
-        return None if local(key) else facts_module
 
-    _put_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, rule.head, bindings), goals, qualify)
+def _negative_inside(rules, members, dynamic) -> bool:
+    """Whether a rule of the component negates a relation of the component (as R keeps it)."""
+    members = set(members)
+    for rule in rules:
+        if relation_key(rule.head) in members:
+            for literal in _relaxed_body(rule, dynamic):
+                if isinstance(literal, Not) and not isinstance(literal.literal, Distinct):
+                    if relation_key(sentence_of(literal)) in members:
+                        return True
+    return False
+
+
+def _put_plain_clause(ref: int, head, body: list, facts_module: str, local) -> None:
+    """`Head :- Body` for R: goals read F's facts, except those on relations of
+    the head's own (tabled) component."""
+    goals = order_body(Rule(head, tuple(body)))
+    modules = []
+    for goal in goals:
+        sentence = sentence_of(goal)
+        if sentence is None or (local and local(relation_key(sentence))):
+            modules.append(None)
+        else:
+            modules.append(facts_module)
+    _put_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), goals, modules)
+
+
+def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module) -> None:
+    """`Tag(Component, Head) :- Body` for a semi-naive component; with a delta
+    module, the first positive literal reads the previous round's new facts."""
+    goals = order_body(Rule(head, tuple(body)))
+    modules = []
+    delta_pending = delta_module is not None
+    for goal in goals:
+        if sentence_of(goal) is None:
+            modules.append(None)
+        elif delta_pending and is_positive_sentence(goal):
+            modules.append(delta_module)
+            delta_pending = False
+        else:
+            modules.append(facts_module)
+
+    def put_head(head_ref, bindings):
+        swipl.put_compound(head_ref, tag, [_int(component), lambda a: _put_sentence(a, head, bindings)])
+
+    _put_clause(ref, put_head, goals, modules)
 
 
 def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset) -> None:
@@ -542,10 +608,10 @@ def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset) -
             ])
         swipl.put_compound(head_ref, "$inst", [_int(index), lambda a: _put_sentence(a, rule.head, bindings), put_literals])
 
-    _put_clause(ref, head, goals, lambda key: None)
+    _put_clause(ref, head, goals, [None] * len(goals))
 
 
-def _put_clause(ref: int, put_head, goals: list, qualify) -> None:
+def _put_clause(ref: int, put_head, goals: list, modules: list) -> None:
     api = swipl.api
     bindings: dict = {}
     head_ref = api.new_term_ref()
@@ -554,9 +620,9 @@ def _put_clause(ref: int, put_head, goals: list, qualify) -> None:
         api.put_term(ref, head_ref)
         return
     goal_refs = []
-    for literal in goals:
+    for literal, module in zip(goals, modules):
         goal = api.new_term_ref()
-        _put_goal(goal, literal, bindings, qualify)
+        _put_goal(goal, literal, bindings, module)
         goal_refs.append(goal)
     body = api.new_term_ref()
     api.put_term(body, goal_refs[-1])
@@ -584,8 +650,7 @@ def _put_sentence(ref: int, sentence, bindings: dict) -> None:
     api.cons_functor_v(ref, swipl.atoms.functor(predicate_name(name), arity), args)
 
 
-def _put_call(ref: int, sentence, bindings: dict, qualify) -> None:
-    module = qualify(relation_key(sentence))
+def _put_call(ref: int, sentence, bindings: dict, module) -> None:
     if module is None:
         _put_sentence(ref, sentence, bindings)
         return
@@ -594,10 +659,10 @@ def _put_call(ref: int, sentence, bindings: dict, qualify) -> None:
     swipl.put_compound(ref, ":", [_atom(module), lambda r: swipl.api.put_term(r, inner)])
 
 
-def _put_goal(ref: int, literal, bindings: dict, qualify) -> None:
+def _put_goal(ref: int, literal, bindings: dict, module) -> None:
     api = swipl.api
     if isinstance(literal, (Symbol, Compound)):
-        _put_call(ref, literal, bindings, qualify)
+        _put_call(ref, literal, bindings, module)
         return
     if isinstance(literal, Distinct) or (isinstance(literal, Not) and isinstance(literal.literal, Distinct)):
         pair_of = literal if isinstance(literal, Distinct) else literal.literal
@@ -608,5 +673,5 @@ def _put_goal(ref: int, literal, bindings: dict, qualify) -> None:
         api.cons_functor_v(ref, swipl.atoms.functor(operator, 2), pair)
         return
     inner = api.new_term_ref()
-    _put_call(inner, sentence_of(literal), bindings, qualify)
+    _put_call(inner, sentence_of(literal), bindings, module)
     api.cons_functor_v(ref, swipl.atoms.functor("\\+", 1), inner)

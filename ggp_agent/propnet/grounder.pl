@@ -1,34 +1,37 @@
 /*  ggp_grounder: the ground instances of a game's rules, for the propnet.
 
     Our own fixed code, consulted once. Python builds two modules per game from
-    the validated rules, as terms (never as text), every GDL relation a predicate
-    named 'gdl:<name>' as in the reasoner:
+    the rules, as terms (never as text), every GDL relation a predicate named
+    'gdl:<name>' as in the reasoner:
 
-    - R, the relaxed program, every relation tabled. Relations that do not
-      depend on the state (static ones) keep their rules exactly, negation
-      included, so their tables are their exact extensions. Rules of relations
-      that depend on the state drop their negative literals on such relations
-      (keeping `distinct` and negations of static relations), and `true` and
-      `does` become ordinary relations: `true :- base`, `does :- input` when
-      the game has base and input, else `true :- init ; next`, `does :- legal`.
-      The least model of R is then a superset of every atom any reachable
-      state can make true.
-    - F, the facts module: R's answers asserted as facts, plus one clause
-      '$inst'(RuleIndex, Head, Literals) per rule of a state-dependent relation,
-      whose body enumerates that rule's ground instances against the facts
-      (static literals are checked and dropped, the others come back in
-      Literals as p(Atom) or n(Atom)).
+    - F, the facts module: every relation's answers, asserted as plain facts
+      once computed (SWI indexes them on any argument), plus one clause
+      '$inst'(RuleIndex, Head, Literals) per rule of a state-dependent
+      relation, whose body enumerates that rule's ground instances against
+      the facts (static literals are checked and dropped; the state-dependent
+      ones come back in Literals as p(Atom) or n(Atom)).
+    - R, the rules that compute the answers, relation by relation in
+      dependency order (Python sends the strongly connected components
+      bottom up): a goal on a relation computed earlier reads F's facts; only
+      the relations of a recursive component call each other, tabled.
+      Relations that do not depend on the state keep their rules exactly;
+      those that do drop their negations of state-dependent relations, and
+      `true`/`does` are defined from `base`/`input` or from `init`/`next` and
+      `legal` (a relaxed program whose least model holds every atom a
+      reachable state can make true).
 
-    ground_run/7 computes R's answers, interns every atom of a state-dependent
-    relation as an integer, and writes every ground instance as integers into
-    one string, which Python parses in one go. It records where it is in a
-    global variable, so that after a time limit or a size cap Python can say
-    where the grounding gave up (ground_progress/1).
+    Each predicate records where it is in a global variable, so that after a
+    time limit or a size cap Python can say where the grounding gave up
+    (ground_progress/1).
 */
 :- module(ggp_grounder,
           [ ground_create/3,
             ground_add_clause/2,
-            ground_run/7,
+            ground_answers/5,
+            ground_reset_count/0,
+            ground_base_problem/2,
+            ground_stats/3,
+            ground_finish/5,
             ground_progress/1,
             ground_destroy/1
           ]).
@@ -45,8 +48,6 @@ ground_add_clause(M, Clause) :-
     assertz(M:Clause).
 
 %!  ground_progress(-Where) is det.
-%   The phase the last ground_run/7 reached: answers(Name/Arity),
-%   rule(Index), check(What) or done.
 ground_progress(Where) :-
     (   nb_current(ggp_ground_where, Where0)
     ->  Where = Where0
@@ -56,65 +57,77 @@ ground_progress(Where) :-
 where(Where) :-
     nb_setval(ggp_ground_where, Where).
 
-%!  ground_run(+R, +F, +Mode, +Relations, +Wanted, +Limits, -Result) is det.
-%   Mode: base (use base/input, fall back to relaxed when they prove
-%   incomplete) or relaxed. Relations: Name/Arity-Kind for every relation,
-%   Kind static or state. Wanted: Name/Arity of the relations whose atoms
-%   Python needs as terms. Limits: limits(MaxAtoms, MaxInstances, NRules).
-%   Result: result(ModeUsed, NAtoms, NInstances, Text, WantedAtoms, Notes)
-%   where WantedAtoms holds dyn(Name/Arity, [Id-Args, ...]) or
-%   static(Name/Arity, [Args, ...]) per wanted relation.
-ground_run(R, F, Mode, Relations, Wanted, Limits, Result) :-
-    where(start),
-    (   Mode == base
-    ->  define_state(R, base),
-        answers(R, F, Relations, Limits, Trie, NAtoms),
-        (   base_problem(F, Problem)
-        ->  Notes = [Problem],
-            reset(R, F, Relations),
-            define_state(R, relaxed),
-            answers(R, F, Relations, Limits, Trie2, NAtoms2),
-            finish(F, Trie2, NAtoms2, relaxed, Relations, Wanted, Limits, Notes, Result)
-        ;   finish(F, Trie, NAtoms, base, Relations, Wanted, Limits, [], Result)
-        )
-    ;   define_state(R, relaxed),
-        answers(R, F, Relations, Limits, Trie, NAtoms),
-        finish(F, Trie, NAtoms, relaxed, Relations, Wanted, Limits, [], Result)
+%!  ground_answers(+R, +F, +D, +Components, +MaxAnswers) is det.
+%   Components, bottom up: plain(Relations) (computed by calling R, whose
+%   rules read F's facts; tabled there when recursive) or
+%   seminaive(Id, Relations) (a recursive component computed bottom up
+%   from R's '$sn0'(Id, Head) rules (no recursive literal) and
+%   '$snd'(Id, Head) rules (one recursive literal read from the previous
+%   round's new facts, kept in module D)). Every relation's answers are in
+%   F before the next component starts.
+ground_answers(R, F, D, Components, MaxAnswers) :-
+    forall(member(Component, Components),
+           component_answers(R, F, D, MaxAnswers, Component)).
+
+component_answers(R, F, _, MaxAnswers, plain(Relations)) :-
+    forall(member(Name/Arity, Relations),
+           relation_answers(R, F, MaxAnswers, Name/Arity)).
+component_answers(R, F, D, MaxAnswers, seminaive(Id, Relations)) :-
+    Relations = [First | _],
+    where(answers(First)),
+    findall(Head, R:'$sn0'(Id, Head), Heads0),
+    sort(Heads0, Heads),
+    rounds(R, F, D, Id, Relations, MaxAnswers, Heads).
+
+rounds(R, F, D, Id, Relations, MaxAnswers, Candidates) :-
+    include(new_fact(F), Candidates, New),
+    (   New == []
+    ->  true
+    ;   (   member(Answer, New), \+ ground(Answer)
+        ->  throw(ggp_ground(nonground(Answer)))
+        ;   true
+        ),
+        length(New, Count),
+        flag(ggp_ground_answers, Total, Total + Count),
+        (   Total + Count > MaxAnswers
+        ->  throw(ggp_ground(too_many_atoms(Relations, MaxAnswers)))
+        ;   true
+        ),
+        forall(member(Name/Arity, Relations),
+               ( functor(Old, Name, Arity), retractall(D:Old) )),
+        forall(member(Answer, New), ( assertz(F:Answer), assertz(D:Answer) )),
+        findall(Head, R:'$snd'(Id, Head), Heads0),
+        sort(Heads0, Heads),
+        rounds(R, F, D, Id, Relations, MaxAnswers, Heads)
     ).
 
-finish(F, Trie, NAtoms, ModeUsed, Relations, Wanted, Limits, Notes, Result) :-
-    Limits = limits(_, MaxInstances, NRules),
-    flag(ggp_ground_instances, _, 0),
-    with_output_to(string(Text),
-                   forall(between(1, NRules, Index),
-                          ( where(rule(Index)),
-                            forall(F:'$inst'(Index, Head, Literals),
-                                   emit(Trie, Head, Literals, MaxInstances))
-                          ))),
-    flag(ggp_ground_instances, NInstances, NInstances),
-    maplist(wanted_atoms(F, Trie, Relations), Wanted, WantedAtoms),
-    where(done),
-    Result = result(ModeUsed, NAtoms, NInstances, Text, WantedAtoms, Notes).
+new_fact(F, Atom) :-
+    \+ F:Atom.
 
-define_state(R, base) :-
-    assertz(R:('gdl:true'(X) :- 'gdl:base'(X))),
-    assertz(R:('gdl:does'(P, M) :- 'gdl:input'(P, M))).
-define_state(R, relaxed) :-
-    assertz(R:('gdl:true'(X) :- 'gdl:init'(X))),
-    assertz(R:('gdl:true'(X) :- 'gdl:next'(X))),
-    assertz(R:('gdl:does'(P, M) :- 'gdl:legal'(P, M))).
+relation_answers(R, F, MaxAnswers, Name/Arity) :-
+    where(answers(Name/Arity)),
+    functor(Goal, Name, Arity),
+    findall(Goal, R:Goal, Answers0),
+    sort(Answers0, Answers),
+    (   member(Answer, Answers), \+ ground(Answer)
+    ->  throw(ggp_ground(nonground(Answer)))
+    ;   true
+    ),
+    length(Answers, Count),
+    flag(ggp_ground_answers, Total, Total + Count),
+    (   Total + Count > MaxAnswers
+    ->  throw(ggp_ground(too_many_atoms(Name/Arity, MaxAnswers)))
+    ;   true
+    ),
+    forall(member(Answer, Answers), assertz(F:Answer)).
 
-%   Undo the base attempt: drop the state definitions, the tables and the facts.
-reset(R, F, Relations) :-
-    retractall(R:'gdl:true'(_)),
-    retractall(R:'gdl:does'(_, _)),
-    abolish_module_tables(R),
-    forall(member(Name/Arity-_, Relations),
-           ( functor(H, Name, Arity), retractall(F:H) )).
+ground_reset_count :-
+    flag(ggp_ground_answers, _, 0).
 
+%!  ground_base_problem(+F, -Problem) is semidet.
 %   base and input describe the state and the moves completely only when
-%   init and next stay inside base and legal inside input.
-base_problem(F, Problem) :-
+%   init and next stay inside base, and legal inside input.
+ground_base_problem(F, Problem) :-
     where(check(base)),
     (   F:'gdl:init'(X), \+ F:'gdl:true'(X)
     ->  Problem = init_outside_base(X)
@@ -124,34 +137,62 @@ base_problem(F, Problem) :-
     ->  Problem = legal_outside_input(P, M)
     ).
 
-%   Every relation's answers from R into F as facts; the atoms of dynamic
-%   relations interned in a trie, numbered from 0 in order.
-answers(R, F, Relations, limits(MaxAtoms, _, _), Trie, NAtoms) :-
-    trie_new(Trie),
-    foldl(relation_answers(R, F, Trie, MaxAtoms), Relations, 0, NAtoms).
+%!  ground_stats(+F, +Patterns, -Stats) is det.
+%   For each pattern(Goal, Vars): [Count, Distinct1, ...]: how many facts
+%   match Goal, and how many distinct values each variable takes.
+ground_stats(F, Patterns, Stats) :-
+    where(statistics),
+    maplist(pattern_stats(F), Patterns, Stats).
 
-relation_answers(R, F, Trie, MaxAtoms, Name/Arity-Kind, N0, N) :-
-    where(answers(Name/Arity)),
-    functor(Goal, Name, Arity),
-    findall(Goal, R:Goal, Answers0),
-    sort(Answers0, Answers),
-    (   member(Answer, Answers), \+ ground(Answer)
-    ->  throw(ggp_ground(nonground(Answer)))
-    ;   true
-    ),
-    forall(member(Answer, Answers), assertz(F:Answer)),
-    (   Kind == state
-    ->  foldl(intern(Trie), Answers, N0, N),
-        (   N > MaxAtoms
-        ->  throw(ggp_ground(too_many_atoms(N, MaxAtoms)))
-        ;   true
-        )
-    ;   N = N0
+pattern_stats(F, pattern(Goal, Vars), [Count | Distinct]) :-
+    findall(Vars, F:Goal, Rows),
+    length(Rows, Count),
+    (   Vars == []
+    ->  Distinct = []
+    ;   length(Vars, N),
+        numlist(1, N, Positions),
+        maplist(column_distinct(Rows), Positions, Distinct)
     ).
 
+column_distinct(Rows, Position, Count) :-
+    findall(V, ( member(Row, Rows), nth1(Position, Row, V) ), Vs),
+    sort(Vs, Set),
+    length(Set, Count).
+
+%!  ground_finish(+F, +Dynamic, +Wanted, +Limits, -Result) is det.
+%   Dynamic: Name/Arity of the state-dependent relations, whose facts are
+%   numbered from 0 in that order. Wanted: Name/Arity-Kind (Kind: state or
+%   static) of the relations whose atoms Python needs as terms. Limits:
+%   limits(MaxInstances, NRules). Result: result(NAtoms, NInstances, Text,
+%   WantedAtoms) where Text holds every instance as integers (head id,
+%   literal count, literals: 2 * id, plus 1 when negated) and WantedAtoms
+%   holds dyn(Name/Arity, [Id-Args, ...]) or static(Name/Arity, [Args, ...]).
+ground_finish(F, Dynamic, Wanted, limits(MaxInstances, NRules), Result) :-
+    where(numbering),
+    trie_new(Trie),
+    foldl(intern_relation(F, Trie), Dynamic, 0, NAtoms),
+    flag(ggp_ground_instances, _, 0),
+    with_output_to(string(Text),
+                   forall(between(1, NRules, Index),
+                          ( where(rule(Index)),
+                            forall(F:'$inst'(Index, Head, Literals),
+                                   emit(Trie, Head, Literals, MaxInstances))
+                          ))),
+    flag(ggp_ground_instances, NInstances, NInstances),
+    maplist(wanted_atoms(F, Trie), Wanted, WantedAtoms),
+    where(done),
+    Result = result(NAtoms, NInstances, Text, WantedAtoms).
+
+intern_relation(F, Trie, Name/Arity, N0, N) :-
+    functor(Goal, Name, Arity),
+    findall(Goal, F:Goal, Atoms),
+    foldl(intern(Trie), Atoms, N0, N).
+
 intern(Trie, Atom, N0, N) :-
-    trie_insert(Trie, Atom, N0),
-    N is N0 + 1.
+    (   trie_insert(Trie, Atom, N0)
+    ->  N is N0 + 1
+    ;   N = N0
+    ).
 
 %   One instance: head id, literal count, literals (id * 2, plus 1 when negated).
 %   A negated atom that no state can make true is always satisfied: dropped.
@@ -183,9 +224,9 @@ literal_code(Trie, n(Atom), Codes, Rest) :-
     ;   Codes = Rest
     ).
 
-wanted_atoms(F, Trie, Relations, Name/Arity, Atoms) :-
+wanted_atoms(F, Trie, Name/Arity-Kind, Atoms) :-
     functor(Goal, Name, Arity),
-    (   memberchk(Name/Arity-state, Relations)
+    (   Kind == state
     ->  findall(Id-Args,
                 ( F:Goal, trie_lookup(Trie, Goal, Id), Goal =.. [_ | Args] ),
                 Pairs),

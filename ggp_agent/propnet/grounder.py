@@ -1,26 +1,32 @@
-"""The grounder: every ground rule instance the propnet may need, through SWI-Prolog.
+"""The grounder: every ground rule instance the propnet needs, through SWI-Prolog.
 
-Why Prolog: the fixpoint over the game's relations is a tabled query, which SWI
-computes in C far faster than a Python loop would, and the reasoner already
-runs the game's rules safely there (terms built as data, one module per game,
-every call on the Prolog thread under a time limit).
+Why Prolog: the fixpoint over a game's relations is a query SWI computes in C
+far faster than a Python loop would, and the reasoner already runs a game's
+rules safely there (terms built as data, one module per game, every call on
+the Prolog thread under a time limit).
 
-What comes out (`Grounding`): the atoms of the relations that depend on the
-state, numbered from 0, and each ground instance of the rules for those
-relations as integers (head atom, then literals `2 * atom + negated`). Static
-relations are evaluated exactly and disappear from the instances: a static
+The domain is the least model of a relaxed program (`grounder.pl` says how it
+is built): with `base`/`input` when the game has them and they prove complete
+(init and next inside base, legal inside input), else the fixpoint of
+`true <- init | next` and `does <- legal`, with negation on state-dependent
+relations ignored (`distinct` and negation of static relations still apply).
+Static relations are computed exactly and vanish from the instances: a static
 literal that holds is dropped, an instance with one that fails never appears.
-The atoms of `true`, `does`, `legal`, `goal`, `terminal` and `next` come back
-as terms; static answers of those relations (and `init`, `role`) too.
+Relations are computed bottom up, one strongly connected component at a time,
+each reading the facts of those below; only recursive components are tabled.
+Before the instances are enumerated, the rules of state-dependent relations
+are factored (`rules.Factoring`) using the measured sizes of their literals.
 
-The domain is the least model of a relaxed program (see `grounder.pl`): with
-`base`/`input` when the game has them and they prove complete, else the
-fixpoint of `true <- init | next` and `does <- legal` with negation on
-state-dependent relations ignored. Grounding is bounded: a time limit (Prolog's
-`call_with_time_limit`), a cap on atoms and one on instances; giving up raises
-`GroundingError`, which says where (which relation or rule) and why.
+What comes out (`Grounding`): the atoms of the state-dependent relations,
+numbered from 0, and each ground instance as integers (head atom, literal
+count, literals `2 * atom + negated`); the atoms of `true`, `does`, `legal`,
+`goal`, `terminal` and `next` as terms, and the static answers of those
+relations and of `init` and `role`.
 
-This module must not build the network: it stops at integers.
+Grounding is bounded: a time limit over all of it (Prolog's
+`call_with_time_limit` for each step), a cap on answers and one on instances.
+Giving up raises `GroundingError`, which says where (which relation or rule)
+and why. This module must not build the network: it stops at integers.
 """
 
 from __future__ import annotations
@@ -43,11 +49,12 @@ from ..reasoner.compile import order_body, predicate_name
 from ..reasoner.prolog_query import call_predicate, consult_runtime
 from ..reasoner.prolog_thread import PrologThread
 from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
+from .rules import Estimates, Factoring, canonical, prepare_rules
 
 GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
 _MODULE = "ggp_grounder"
 
-#: Default caps: beyond these the propnet would not pay for itself anyway.
+#: Default caps: beyond these a propnet would not pay for itself anyway.
 DEFAULT_MAX_ATOMS = 1_000_000
 DEFAULT_MAX_INSTANCES = 2_000_000
 
@@ -60,16 +67,13 @@ _ALWAYS = {("role", 1), ("init", 1), ("legal", 2), ("next", 1), ("goal", 2), ("t
 
 _STATE = {("true", 1), ("does", 2)}
 
-#: Relations whose first argument the state machine binds (a role) when it asks.
-_ROLE_FIRST = {("legal", 2), ("goal", 2)}
-
 _counter = itertools.count(1)
 _loaded = False
 _load_lock = threading.Lock()
 
 
 class GroundingError(ReasonerError):
-    """The grounder gave up: `where` names the relation or rule, `reason` why."""
+    """The grounder gave up: `where` names the relation or rule, `reason` says why."""
 
     def __init__(self, reason: str, where: str = "", seconds: float = 0.0) -> None:
         self.reason = reason
@@ -93,9 +97,10 @@ class Grounding:
     dynamic_atoms: dict[tuple[str, int], list[tuple[int, tuple[Term, ...]]]]
     #: relation -> [argument terms] for static wanted relations (exact answers)
     static_atoms: dict[tuple[str, int], list[tuple[Term, ...]]]
-    #: relations that depend on the state (their atoms are the numbered ones)
-    dynamic_relations: frozenset
     seconds: float
+    #: rules after factoring, and how many auxiliary relations that made
+    n_rules: int = 0
+    n_aux: int = 0
     notes: list[str] = field(default_factory=list)
 
     def atoms_of(self, relation: tuple[str, int]) -> tuple[list, list]:
@@ -103,24 +108,20 @@ class Grounding:
         return self.dynamic_atoms.get(relation, []), self.static_atoms.get(relation, [])
 
 
-def dynamic_relations(rules: tuple[Rule, ...], game: ValidatedGame) -> frozenset:
+def dynamic_relations(rules, base: frozenset = frozenset()) -> frozenset:
     """Relations whose truth depends on `true` or `does`, plus those two."""
-    dependent = set(game.graph.state_dependent) | _STATE
-    # Rules made by a rewriting pass (auxiliary relations) are not in the game's
-    # graph: close the set over the rules themselves.
+    dependent = set(base) | _STATE
+    heads: dict[tuple[str, int], list[set]] = {}
+    for rule in rules:
+        body = {relation_key(s) for s in map(sentence_of, rule.body) if s is not None}
+        heads.setdefault(relation_key(rule.head), []).append(body)
     changed = True
     while changed:
         changed = False
-        for rule in rules:
-            head = relation_key(rule.head)
-            if head in dependent:
-                continue
-            for literal in rule.body:
-                sentence = sentence_of(literal)
-                if sentence is not None and relation_key(sentence) in dependent:
-                    dependent.add(head)
-                    changed = True
-                    break
+        for head, bodies in heads.items():
+            if head not in dependent and any(body & dependent for body in bodies):
+                dependent.add(head)
+                changed = True
     return frozenset(dependent)
 
 
@@ -131,47 +132,63 @@ def ground(
     max_atoms: int = DEFAULT_MAX_ATOMS,
     max_instances: int = DEFAULT_MAX_INSTANCES,
     use_base: bool = True,
+    factor: bool = True,
 ) -> Grounding:
-    """Ground `rules` (default: the game's plain rules) within the given bounds."""
-    rules = game.plain_rules if rules is None else rules
-    dynamic = dynamic_relations(rules, game)
-    relations = set(_ALWAYS)
-    for rule in rules:
-        relations.add(relation_key(rule.head))
-        for literal in rule.body:
-            sentence = sentence_of(literal)
-            if sentence is not None:
-                relations.add(relation_key(sentence))
+    """Ground the game's rules (or `rules`) within the given bounds."""
+    rules = prepare_rules(game) if rules is None else rules
     has_base = any(relation_key(r.head) == ("base", 1) for r in rules) and any(
         relation_key(r.head) == ("input", 2) for r in rules
     )
-    mode = "base" if use_base and has_base else "relaxed"
-    number = next(_counter)
-    plan = _Plan(
-        relaxed_module=f"ggp_ground_{number}_r",
-        facts_module=f"ggp_ground_{number}_f",
-        relations=sorted(relations),
-        dynamic=dynamic,
-        rules=rules,
-    )
+    modes = ["base", "relaxed"] if use_base and has_base else ["relaxed"]
     started = time.perf_counter()
+    deadline = started + time_limit
     thread = PrologThread.instance()
-    try:
-        return thread.call(_run, plan, game, mode, time_limit, max_atoms, max_instances, started)
-    finally:
-        thread.call(_destroy, plan)
+    notes: list[str] = []
+    for mode in modes:
+        number = next(_counter)
+        job = _Job(
+            roles=tuple(game.roles),
+            mode=mode,
+            rules=rules,
+            relaxed_module=f"ggp_ground_{number}_r",
+            facts_module=f"ggp_ground_{number}_f",
+            delta_module=f"ggp_ground_{number}_d",
+            deadline=deadline,
+            started=started,
+            max_atoms=max_atoms,
+            max_instances=max_instances,
+            factor=factor,
+        )
+        try:
+            result = thread.call(_run, job)
+        finally:
+            thread.call(_destroy, job)
+        if isinstance(result, str):
+            notes.append(f"base/input incomplete ({result}): grounded by the relaxed fixpoint instead")
+            continue
+        result.notes = notes + result.notes
+        result.seconds = time.perf_counter() - started
+        return result
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 @dataclass
-class _Plan:
+class _Job:
+    roles: tuple
+    mode: str
+    rules: tuple
     relaxed_module: str
     facts_module: str
-    relations: list
-    dynamic: frozenset
-    rules: tuple
+    delta_module: str
+    deadline: float
+    started: float
+    max_atoms: int
+    max_instances: int
+    factor: bool
+    where_rules: tuple = ()
 
 
-# -- everything below runs on the Prolog thread --------------------------------
+# -- everything below runs on the Prolog thread --------------------------------------
 
 
 def _ensure_loaded() -> None:
@@ -190,111 +207,277 @@ def _int(value: int):
     return lambda ref: swipl.api.put_int64(ref, int(value))
 
 
-def _indicator(name: str, arity: int):
+def _var(ref: int) -> None:
+    swipl.api.put_variable(ref)
+
+
+def _indicator(key: tuple[str, int]):
+    name, arity = key
     return lambda ref: swipl.put_compound(ref, "/", [_atom(predicate_name(name)), _int(arity)])
 
 
-def _run(plan: _Plan, game: ValidatedGame, mode: str, time_limit: float, max_atoms: int, max_instances: int,
-         started: float) -> Grounding:
-    _ensure_loaded()
-    indicators = [_indicator(name, arity) for name, arity in plan.relations]
-    r, f = plan.relaxed_module, plan.facts_module
+def _list(fills):
+    return lambda ref: swipl.put_list(ref, list(fills))
 
-    def put_list(fills):
-        return lambda ref: swipl.put_list(ref, fills)
 
-    call_predicate(_MODULE, "ground_create", [_atom(r), put_list(indicators), put_list(indicators)])
-    call_predicate(_MODULE, "ground_create", [_atom(f), put_list(indicators + [
-        lambda ref: swipl.put_compound(ref, "/", [_atom("$inst"), _int(3)])]), put_list([])])
-    n_rules = 0
-    for rule in plan.rules:
-        _add_clause(r, lambda ref, rule=rule: _put_relaxed_clause(ref, rule, plan.dynamic))
-        if relation_key(rule.head) in plan.dynamic:
-            n_rules += 1
-            _add_clause(f, lambda ref, rule=rule, index=n_rules: _put_instance_clause(ref, rule, index, plan.dynamic))
+def _state_rules(mode: str) -> list[Rule]:
+    x, p, m = Variable("?x"), Variable("?p"), Variable("?m")
+    true, does = Compound("true", (x,)), Compound("does", (p, m))
+    if mode == "base":
+        return [Rule(true, (Compound("base", (x,)),)), Rule(does, (Compound("input", (p, m)),))]
+    return [Rule(true, (Compound("init", (x,)),)), Rule(true, (Compound("next", (x,)),)),
+            Rule(does, (Compound("legal", (p, m)),))]
 
-    kinds = [
-        lambda ref, key=key: swipl.put_compound(
-            ref, "-", [_indicator(*key), _atom("state" if key in plan.dynamic else "static")])
-        for key in plan.relations
-    ]
-    remaining = time_limit - (time.perf_counter() - started)
+
+def _call(job: _Job, name: str, args, read=None, where: str = ""):
+    """A grounder predicate under the time left; errors become GroundingError."""
+    remaining = job.deadline - time.perf_counter()
+    seconds = time.perf_counter() - job.started
     if remaining <= 0:
-        raise GroundingError("time limit", "loading the rules", time.perf_counter() - started)
-    limits = lambda ref: swipl.put_compound(ref, "limits", [_int(max_atoms), _int(max_instances), _int(n_rules)])
-    wanted = [_indicator(*key) for key in WANTED]
+        raise GroundingError("time limit", where or _progress(job), seconds)
     try:
-        result = call_predicate(
-            _MODULE, "ground_run",
-            [_atom(r), _atom(f), _atom(mode), put_list(kinds), put_list(wanted), limits, lambda ref: swipl.api.put_variable(ref)],
-            remaining,
-            lambda refs: _read_result(refs + 6, plan),
-        )
+        return call_predicate(_MODULE, name, args, remaining, read)
     except ReasonerError as error:
-        seconds = time.perf_counter() - started
-        where = _progress(plan)
+        seconds = time.perf_counter() - job.started
+        place = where or _progress(job)
         if isinstance(error, ReasonerTimeout):
-            raise GroundingError("time limit", where, seconds) from None
+            raise GroundingError("time limit", place, seconds) from None
         if isinstance(error, ReasonerResourceError):
-            raise GroundingError("Prolog ran out of memory", where, seconds) from None
+            raise GroundingError("Prolog ran out of memory", place, seconds) from None
         text = str(error)
         reason = text.split("ggp_ground(", 1)[1].rsplit(")", 1)[0] if "ggp_ground(" in text else text
-        raise GroundingError(reason, where, seconds) from None
-    if result is False:
-        raise GroundingError("the grounding query failed", _progress(plan), time.perf_counter() - started)
-    mode_used, n_atoms, n_instances, text, dynamic_atoms, static_atoms, notes = result
+        raise GroundingError(reason.replace("gdl:", ""), place, seconds) from None
+
+
+def _run(job: _Job):
+    _ensure_loaded()
+    rules = list(job.rules) + _state_rules(job.mode)
+    relations = set(_ALWAYS)
+    for rule in rules:
+        relations.add(relation_key(rule.head))
+        for literal in rule.body:
+            sentence = sentence_of(literal)
+            if sentence is not None:
+                relations.add(relation_key(sentence))
+    dynamic = dynamic_relations(rules)
+    components, component_of, recursive = _components(rules, relations)
+    r, f, d = job.relaxed_module, job.facts_module, job.delta_module
+    seminaive = {c for c in recursive if not _negative_inside(rules, components[c], dynamic)}
+    tabled = [key for key in relations if component_of[key] in recursive - seminaive]
+    indicators = [_indicator(k) for k in sorted(relations)]
+    _call(job, "ground_create", [_atom(r), _list(indicators + [_indicator(("$sn0", 2)), _indicator(("$snd", 2))]),
+                                  _list(map(_indicator, tabled))], where="loading the rules")
+    _call(job, "ground_create", [_atom(f), _list(indicators + [_indicator(("$inst", 3))]), _list([])],
+          where="loading the rules")
+    _call(job, "ground_create", [_atom(d), _list(indicators), _list([])], where="loading the rules")
+
+    for rule in rules:
+        head_key = relation_key(rule.head)
+        component = component_of[head_key]
+        body = _relaxed_body(rule, dynamic)
+        if component in seminaive:
+            members = set(components[component])
+            recursive_positions = [i for i, lit in enumerate(body)
+                                   if is_positive_sentence(lit) and relation_key(lit) in members]
+            if not recursive_positions:
+                _add_clause(job, r, lambda ref, rule=rule, body=body, c=component:
+                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None))
+            for position in recursive_positions:
+                moved = [body[position]] + body[:position] + body[position + 1:]
+                _add_clause(job, r, lambda ref, rule=rule, moved=moved, c=component:
+                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d))
+            continue
+        local = component in recursive and (lambda key, c=component: component_of.get(key) == c)
+        _add_clause(job, r, lambda ref, rule=rule, body=body, local=local:
+                    _put_plain_clause(ref, rule.head, body, f, local))
+    descriptors = []
+    for c, members in enumerate(components):
+        kind = "seminaive" if c in seminaive else "plain"
+        members_fill = _list(map(_indicator, members))
+        if kind == "seminaive":
+            descriptors.append(lambda ref, c=c, m=members_fill: swipl.put_compound(ref, "seminaive", [_int(c), m]))
+        else:
+            descriptors.append(lambda ref, m=members_fill: swipl.put_compound(ref, "plain", [m]))
+    _call(job, "ground_reset_count", [])
+    _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(descriptors), _int(job.max_atoms)])
+    if job.mode == "base":
+        problem = _call(job, "ground_base_problem", [_atom(f), _var], read=lambda refs: swipl.get_text(refs + 1))
+        if problem is not False:
+            return str(problem).replace("gdl:", "")
+
+    # -- factoring ---------------------------------------------------------------
+    network_rules = [rule for rule in job.rules if relation_key(rule.head) in dynamic]
+    aux_rules: list[Rule] = []
+    if job.factor and network_rules:
+        estimates = Estimates(_measure(job, f, network_rules))
+        factoring = Factoring(estimates, lambda key: key not in dynamic)
+        factored = []
+        for rule in network_rules:
+            factored.extend(factoring.factor(rule))
+        network_rules = factored
+        aux_rules = factoring.aux_rules
+    if aux_rules:
+        aux_keys = [relation_key(rule.head) for rule in aux_rules]
+        _call(job, "ground_create", [_atom(r), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
+        _call(job, "ground_create", [_atom(f), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
+        dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
+        for rule in aux_rules:
+            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f, False))
+        plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [_list([_indicator(k)])]) for k in aux_keys]
+        _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(plain), _int(job.max_atoms)])
+        network_rules = aux_rules + network_rules
+        relations.update(aux_keys)
+    network_rules = [rule for rule in network_rules if relation_key(rule.head) in dynamic]
+    job.where_rules = tuple(network_rules)
+    for index, rule in enumerate(network_rules, start=1):
+        _add_clause(job, f, lambda ref, rule=rule, index=index: _put_instance_clause(ref, rule, index, dynamic))
+
+    dynamic_order = sorted(key for key in relations if key in dynamic)
+    wanted = [
+        (lambda ref, key=key: swipl.put_compound(ref, "-", [_indicator(key), _atom("state" if key in dynamic else "static")]))
+        for key in WANTED
+    ]
+    limits = lambda ref: swipl.put_compound(ref, "limits", [_int(job.max_instances), _int(len(network_rules))])
+    n_atoms, n_instances, text, dynamic_atoms, static_atoms = _call(
+        job, "ground_finish",
+        [_atom(f), _list(map(_indicator, dynamic_order)), _list(wanted), limits, _var],
+        read=lambda refs: _read_result(refs + 4),
+    )
     instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
     return Grounding(
-        roles=tuple(game.roles),
-        mode=mode_used,
+        roles=job.roles,
+        mode=job.mode,
         n_atoms=n_atoms,
         instances=instances,
         n_instances=n_instances,
         dynamic_atoms=dynamic_atoms,
         static_atoms=static_atoms,
-        dynamic_relations=plan.dynamic,
-        seconds=time.perf_counter() - started,
-        notes=notes,
+        seconds=time.perf_counter() - job.started,
+        n_rules=len(network_rules),
+        n_aux=len(aux_rules),
     )
 
 
-def _progress(plan: _Plan) -> str:
+def _components(rules, relations):
+    """Strongly connected components of the relation graph, dependencies first."""
+    edges: dict[tuple, set] = {key: set() for key in relations}
+    for rule in rules:
+        head = relation_key(rule.head)
+        for literal in rule.body:
+            sentence = sentence_of(literal)
+            if sentence is not None:
+                edges[head].add(relation_key(sentence))
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    components: list[list] = []
+    counter = 0
+    for root in sorted(relations):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(members))
+    component_of = {key: i for i, members in enumerate(components) for key in members}
+    recursive = {i for i, members in enumerate(components)
+                 if len(members) > 1 or members[0] in edges[members[0]]}
+    return components, component_of, recursive
+
+
+def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[int]]:
+    """Count facts and distinct values per variable for every positive literal."""
+    patterns: dict[str, object] = {}
+    for rule in rules:
+        for literal in rule.body:
+            if is_positive_sentence(literal):
+                key, order = canonical(literal)
+                if key not in patterns:
+                    patterns[key] = (literal, order)
+    keys = list(patterns)
+
+    def put_pattern(ref, literal, order):
+        bindings: dict = {}
+        goal = swipl.api.new_term_ref()
+        _put_sentence(goal, literal, bindings)
+        swipl.put_compound(ref, "pattern", [
+            lambda r: swipl.api.put_term(r, goal),
+            lambda r: swipl.put_list(r, [lambda x, v=v: swipl.api.put_term(x, bindings[v]) for v in order]),
+        ])
+
+    rows = _call(
+        job, "ground_stats",
+        [_atom(facts_module), _list(lambda ref, p=patterns[k]: put_pattern(ref, *p) for k in keys), _var],
+        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in swipl.get_list(refs + 2)],
+    )
+    return dict(zip(keys, rows))
+
+
+def _progress(job: _Job) -> str:
     try:
-        where = call_predicate(_MODULE, "ground_progress", [lambda ref: swipl.api.put_variable(ref)],
-                               read=lambda refs: swipl.get_text(refs))
+        where = call_predicate(_MODULE, "ground_progress", [_var], read=lambda refs: swipl.get_text(refs))
     except ReasonerError:
         return "unknown"
     text = str(where)
     if text.startswith("rule(") and text[5:-1].isdigit():
         index = int(text[5:-1])
-        dynamic_rules = [rule for rule in plan.rules if relation_key(rule.head) in plan.dynamic]
-        if 0 < index <= len(dynamic_rules):
-            return f"instances of rule {dynamic_rules[index - 1]}"
+        if 0 < index <= len(job.where_rules):
+            return f"instances of rule {job.where_rules[index - 1]}"
     return text.replace("gdl:", "")
 
 
-def _destroy(plan: _Plan) -> None:
+def _destroy(job: _Job) -> None:
     if not _loaded:
         return
-    for module in (plan.relaxed_module, plan.facts_module):
+    for module in (job.relaxed_module, job.facts_module, job.delta_module):
         try:
             call_predicate(_MODULE, "ground_destroy", [_atom(module)])
         except ReasonerError:  # pragma: no cover - best effort
             pass
 
 
-def _read_result(ref: int, plan: _Plan):
+def _read_result(ref: int):
     api = swipl.api
-    args = api.new_term_refs(6)
-    for index in range(6):
+    args = api.new_term_refs(4)
+    for index in range(4):
         api.get_arg(index + 1, ref, args + index)
-    mode = swipl.get_text(args)
-    n_atoms = swipl.get_int(args + 1)
-    n_instances = swipl.get_int(args + 2)
-    text = swipl.get_text(args + 3)
+    n_atoms = swipl.get_int(args)
+    n_instances = swipl.get_int(args + 1)
+    text = swipl.get_text(args + 2)
     dynamic_atoms: dict = {}
     static_atoms: dict = {}
-    for item in swipl.get_list(args + 4):
+    for item in swipl.get_list(args + 3):
         kind = _functor_name(item)
         indicator = api.new_term_ref()
         api.get_arg(1, item, indicator)
@@ -313,10 +496,7 @@ def _read_result(ref: int, plan: _Plan):
         else:
             static_atoms[key] = [tuple(swipl.get_term(a) for a in swipl.get_list(args_ref))
                                  for args_ref in swipl.get_list(payload)]
-    notes = [swipl.get_text(item).replace("gdl:", "") for item in swipl.get_list(args + 5)]
-    if notes:
-        notes = [f"base/input incomplete ({note}): grounded by the relaxed fixpoint instead" for note in notes]
-    return mode, n_atoms, n_instances, text, dynamic_atoms, static_atoms, notes
+    return n_atoms, n_instances, text, dynamic_atoms, static_atoms
 
 
 def _functor_name(ref: int) -> str:
@@ -336,45 +516,82 @@ def _indicator_key(ref: int) -> tuple[str, int]:
     return name[len(predicate_name("")):], swipl.get_int(arity_ref)
 
 
-def _add_clause(module: str, fill) -> None:
+def _add_clause(job: _Job, module: str, fill) -> None:
     api = swipl.api
     frame = api.open_foreign_frame()
     try:
         clause = api.new_term_ref()
         fill(clause)
-        call_predicate(_MODULE, "ground_add_clause", [_atom(module), lambda ref: api.put_term(ref, clause)])
+        _call(job, "ground_add_clause", [_atom(module), lambda ref: api.put_term(ref, clause)], where="loading the rules")
     finally:
         api.discard_foreign_frame(frame)
 
 
-def _role_prefix(rule: Rule) -> list:
-    """`(role ?r)` for a legal/goal rule whose role variable only the caller binds."""
-    head = rule.head
-    if relation_key(head) in _ROLE_FIRST and isinstance(head.args[0], Variable):
-        bound = {v for lit in rule.body if is_positive_sentence(lit) for v in variables(lit)}
-        if head.args[0] not in bound:
-            return [Compound("role", (head.args[0],))]
-    return []
-
-
-def _put_relaxed_clause(ref: int, rule: Rule, dynamic: frozenset) -> None:
-    """The rule for R: exact when its head is static, without negations of
-    state-dependent relations when not."""
+def _relaxed_body(rule: Rule, dynamic: frozenset) -> list:
+    """The rule's body for R: all of it when its head is static; without the
+    negations of state-dependent relations when not."""
     relaxed = relation_key(rule.head) in dynamic
-    goals = []
-    for literal in _role_prefix(rule) + list(order_body(rule)):
+    body = []
+    for literal in rule.body:
         if relaxed and isinstance(literal, Not) and not isinstance(literal.literal, Distinct):
             if relation_key(sentence_of(literal)) in dynamic:
                 continue
-        goals.append(literal)
-    _put_clause(ref, _put_sentence_fill(rule.head), goals)
+        body.append(literal)
+    return body
+
+
+def _negative_inside(rules, members, dynamic) -> bool:
+    """Whether a rule of the component negates a relation of the component (as R keeps it)."""
+    members = set(members)
+    for rule in rules:
+        if relation_key(rule.head) in members:
+            for literal in _relaxed_body(rule, dynamic):
+                if isinstance(literal, Not) and not isinstance(literal.literal, Distinct):
+                    if relation_key(sentence_of(literal)) in members:
+                        return True
+    return False
+
+
+def _put_plain_clause(ref: int, head, body: list, facts_module: str, local) -> None:
+    """`Head :- Body` for R: goals read F's facts, except those on relations of
+    the head's own (tabled) component."""
+    goals = order_body(Rule(head, tuple(body)))
+    modules = []
+    for goal in goals:
+        sentence = sentence_of(goal)
+        if sentence is None or (local and local(relation_key(sentence))):
+            modules.append(None)
+        else:
+            modules.append(facts_module)
+    _put_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), goals, modules)
+
+
+def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module) -> None:
+    """`Tag(Component, Head) :- Body` for a semi-naive component; with a delta
+    module, the first positive literal reads the previous round's new facts."""
+    goals = order_body(Rule(head, tuple(body)))
+    modules = []
+    delta_pending = delta_module is not None
+    for goal in goals:
+        if sentence_of(goal) is None:
+            modules.append(None)
+        elif delta_pending and is_positive_sentence(goal):
+            modules.append(delta_module)
+            delta_pending = False
+        else:
+            modules.append(facts_module)
+
+    def put_head(head_ref, bindings):
+        swipl.put_compound(head_ref, tag, [_int(component), lambda a: _put_sentence(a, head, bindings)])
+
+    _put_clause(ref, put_head, goals, modules)
 
 
 def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset) -> None:
     """`'$inst'(Index, Head, Literals) :- Body` for F."""
     goals = []
     literals = []  # (negated, sentence)
-    for literal in _role_prefix(rule) + list(order_body(rule)):
+    for literal in order_body(rule):
         sentence = sentence_of(literal)
         if sentence is not None and relation_key(sentence) in dynamic:
             if isinstance(literal, Not):
@@ -383,22 +600,18 @@ def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset) -
             literals.append((False, sentence))
         goals.append(literal)
 
-    def head(ref, bindings):
+    def head(head_ref, bindings):
         def put_literals(list_ref):
             swipl.put_list(list_ref, [
                 (lambda r, neg=neg, s=s: swipl.put_compound(r, "n" if neg else "p", [lambda a: _put_sentence(a, s, bindings)]))
                 for neg, s in literals
             ])
-        swipl.put_compound(ref, "$inst", [_int(index), lambda a: _put_sentence(a, rule.head, bindings), put_literals])
+        swipl.put_compound(head_ref, "$inst", [_int(index), lambda a: _put_sentence(a, rule.head, bindings), put_literals])
 
-    _put_clause(ref, head, goals)
-
-
-def _put_sentence_fill(sentence):
-    return lambda ref, bindings: _put_sentence(ref, sentence, bindings)
+    _put_clause(ref, head, goals, [None] * len(goals))
 
 
-def _put_clause(ref: int, put_head, goals: list) -> None:
+def _put_clause(ref: int, put_head, goals: list, modules: list) -> None:
     api = swipl.api
     bindings: dict = {}
     head_ref = api.new_term_ref()
@@ -407,9 +620,9 @@ def _put_clause(ref: int, put_head, goals: list) -> None:
         api.put_term(ref, head_ref)
         return
     goal_refs = []
-    for literal in goals:
+    for literal, module in zip(goals, modules):
         goal = api.new_term_ref()
-        _put_goal(goal, literal, bindings)
+        _put_goal(goal, literal, bindings, module)
         goal_refs.append(goal)
     body = api.new_term_ref()
     api.put_term(body, goal_refs[-1])
@@ -437,10 +650,19 @@ def _put_sentence(ref: int, sentence, bindings: dict) -> None:
     api.cons_functor_v(ref, swipl.atoms.functor(predicate_name(name), arity), args)
 
 
-def _put_goal(ref: int, literal, bindings: dict) -> None:
+def _put_call(ref: int, sentence, bindings: dict, module) -> None:
+    if module is None:
+        _put_sentence(ref, sentence, bindings)
+        return
+    inner = swipl.api.new_term_ref()
+    _put_sentence(inner, sentence, bindings)
+    swipl.put_compound(ref, ":", [_atom(module), lambda r: swipl.api.put_term(r, inner)])
+
+
+def _put_goal(ref: int, literal, bindings: dict, module) -> None:
     api = swipl.api
     if isinstance(literal, (Symbol, Compound)):
-        _put_sentence(ref, literal, bindings)
+        _put_call(ref, literal, bindings, module)
         return
     if isinstance(literal, Distinct) or (isinstance(literal, Not) and isinstance(literal.literal, Distinct)):
         pair_of = literal if isinstance(literal, Distinct) else literal.literal
@@ -451,5 +673,5 @@ def _put_goal(ref: int, literal, bindings: dict) -> None:
         api.cons_functor_v(ref, swipl.atoms.functor(operator, 2), pair)
         return
     inner = api.new_term_ref()
-    _put_sentence(inner, sentence_of(literal), bindings)
+    _put_call(inner, sentence_of(literal), bindings, module)
     api.cons_functor_v(ref, swipl.atoms.functor("\\+", 1), inner)

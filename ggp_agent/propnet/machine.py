@@ -60,9 +60,8 @@ class PropnetStateMachine:
         started = time.perf_counter()
         deadline = started + time_limit
         try:
-            rules = prepare_rules(game, factor=factor)
-            grounding = ground(game, rules, time_limit=time_limit, max_atoms=max_atoms,
-                               max_instances=max_instances, use_base=use_base)
+            grounding = ground(game, prepare_rules(game), time_limit=time_limit, max_atoms=max_atoms,
+                               max_instances=max_instances, use_base=use_base, factor=factor)
             network = build_network(grounding, deadline=deadline)
             net = pack(network)
             work = new_work(net)

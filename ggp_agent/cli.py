@@ -19,7 +19,7 @@ from .engines import ENGINES, make_state_machine
 from .gdl import GdlError, load_game
 from .player import PLAYER_KINDS
 from .reasoner.statemachine import ReasonerError
-from .searchers import SEARCH_RULES
+from .searchers import SEARCH_RULES, TREE_RULES
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -39,6 +39,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     bench.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
     bench.add_argument("--seconds", type=float, default=5.0)
     bench.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
+    bench.add_argument("--search", default=None, metavar="RULES",
+                       help="also the tree searches, e.g. uct,grave,mcps: iterations/s from the opening")
+    bench.add_argument("--repeats", type=int, default=3, help="searches per rule (--search)")
+    bench.add_argument("--budgets", default=None, metavar="SECONDS",
+                       help="with --search: self-play at these seconds per move, e.g. 0.25,1 "
+                            "(iterations/s, playout length, new-leaf depth per move, as the MCPS appendix)")
+    bench.add_argument("--games", type=int, default=2, help="self-play games per rule and budget")
     bench.set_defaults(run=run_bench)
 
     replay = commands.add_parser("replay", help="replay an oracle trace and compare every step")
@@ -56,8 +63,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     serve.add_argument("--name", default="ggp-agent", help="the name INFO reports")
     serve.add_argument("--player", default="agent", choices=sorted(PLAYER_KINDS),
                        help="agent (searches), random or legal (ggp-base's baselines)")
-    serve.add_argument("--search", choices=SEARCH_RULES, help="search rule (overrides --player's)")
-    serve.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
+    serve.add_argument("--search", choices=SEARCH_RULES, help="search rule (overrides --player's; default mcps)")
+    serve.add_argument("--no-ponder", action="store_true", help="think only on our own turns")
+    serve.add_argument("--memory", type=float, default=None, metavar="MB", help="cap on a search's arena")
+    serve.add_argument("--engine", default="auto", choices=sorted(ENGINES),
+                       help="auto: a propnet when the game grounds in time, else Prolog")
     serve.add_argument("--max-matches", type=int, default=1, help="concurrent matches before START gets busy")
     serve.add_argument("--margin", type=float, default=0.5, help="seconds kept back from every clock")
     serve.add_argument("--think-time", type=float, default=None, help="cap on thinking per move, seconds")
@@ -171,9 +181,41 @@ def run_bench(args) -> int:
     print(f"{report['game']} on {report['engine']}: {report['playouts_per_s']:.1f} playouts/s, "
           f"{report['state_updates_per_s']:.1f} state updates/s "
           f"({report['playouts']} playouts in {report['seconds']:.2f} s, build {report['build_s']:.2f} s)")
+    if args.search:
+        report["search"] = _bench_search(args, game)
     if args.json:
         print(json.dumps(report))
     return 0
+
+
+def _bench_search(args, game) -> dict:
+    from .search.bench import bench_opening, bench_selfplay
+    from .search.params import RULES
+    from .search.warmup import ensure_warm
+
+    rules = [rule.strip() for rule in args.search.split(",") if rule.strip()]
+    unknown = [rule for rule in rules if rule not in RULES]
+    if unknown:
+        raise SystemExit(f"error: unknown search rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
+    ensure_warm()
+    machine = make_state_machine(args.engine, game)
+    try:
+        found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats)}
+        for row in found["opening"]:
+            print(f"  {row['rule']:>5} from the opening: {row['iterations_per_s']:.0f} iterations/s "
+                  f"(per search {', '.join(f'{r:.0f}' for r in row['rates'])}), playout {row['mean_playout']} "
+                  f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['max_nodes']} nodes")
+        if args.budgets:
+            found["selfplay"] = []
+            for budget in (float(b) for b in args.budgets.split(",")):
+                for row in bench_selfplay(machine, rules, budget, games=args.games):
+                    found["selfplay"].append(row)
+                    print(f"  {row['rule']:>5} self-play at {budget:g} s/move over {row['moves']} moves: "
+                          f"{row['iterations_per_s']:.0f} iterations/s, playout {row['mean_playout']} moves, "
+                          f"new leaves at depth {row['mean_leaf_depth']}")
+    finally:
+        machine.close()
+    return found
 
 
 def _bench_prolog(machine, seconds: float) -> dict:
@@ -226,8 +268,14 @@ def run_serve(args) -> int:
     config = PlayerConfig(
         name=args.name, search=args.search or PLAYER_KINDS[args.player], engine=args.engine,
         max_matches=args.max_matches, safety_margin=args.margin, think_time=args.think_time,
-        record_dir=args.records,
+        record_dir=args.records, ponder=not args.no_ponder,
+        memory_cap=None if args.memory is None else int(args.memory * 2**20),
     )
+
+    if config.search in TREE_RULES:
+        from .search.warmup import ensure_warm
+
+        ensure_warm()  # load (or, on a fresh install, compile) the kernels before the first START
 
     async def serve() -> None:
         server = await start_server(Player(config), args.host, args.port, args.max_body or DEFAULT_MAX_BODY)

@@ -1,23 +1,32 @@
 """Engine registry: a name on the command line to a `StateMachine` for a game.
 
-Callers (CLI, player,
-controller) never import an engine class directly.
+Callers (CLI, player, controller) never import an engine class directly.
+
+`auto` is what a player wants: the propnet when the game grounds within its
+limits (every search iteration then runs in numba), else the Prolog engine
+(the same searches run over it, slower). The propnet's `time_limit` option
+bounds the attempt.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 from .gdl.validate import ValidatedGame
 from .reasoner.statemachine import StateMachine
 
+log = logging.getLogger(__name__)
+
 EngineFactory = Callable[..., StateMachine]
+
+_PROLOG_OPTIONS = ("query_time_limit", "load_time_limit")
 
 
 def _prolog(game: ValidatedGame, **options) -> StateMachine:
     from .reasoner.prolog_machine import PrologStateMachine
 
-    return PrologStateMachine(game, **options)
+    return PrologStateMachine(game, **{k: v for k, v in options.items() if k in _PROLOG_OPTIONS})
 
 
 def _propnet(game: ValidatedGame, **options) -> StateMachine:
@@ -26,7 +35,17 @@ def _propnet(game: ValidatedGame, **options) -> StateMachine:
     return PropnetStateMachine(game, **options)
 
 
-ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet}
+def _auto(game: ValidatedGame, **options) -> StateMachine:
+    from .propnet.machine import PropnetUnavailable
+
+    try:
+        return _propnet(game, **options)
+    except PropnetUnavailable as error:
+        log.warning("no propnet for this game, using the Prolog engine: %s", error)
+        return _prolog(game, **options)
+
+
+ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "auto": _auto}
 
 
 def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:

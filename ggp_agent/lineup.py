@@ -10,7 +10,11 @@ GameController whichever kind of player sits in a seat.
 
 Keys of an in-process configuration: `search` (a search rule), `engine`,
 `time` (seconds of thinking per move, at most the clock minus the margin),
-`margin` (safety margin in seconds), `name`, `seed`.
+`margin` (safety margin in seconds), `name`, `seed`; for the tree searches
+(mcps, grave, uct) also `ponder` (0 or 1), `mem` (arena cap in MB) and any
+constant of `search.params.SearchParams` by name (`c`, `rho`, `bias`,
+`amaf_alloc`, `max_rollout`, `window`, `solver`, `max_depth`), e.g.
+`agent:search=uct,c=0.7,ponder=0,time=0.5`.
 """
 
 from __future__ import annotations
@@ -25,8 +29,14 @@ from .engines import ENGINES
 from .gdl import ValidatedGame
 from .player import PLAYER_KINDS, Player, PlayerConfig
 from .records import MatchRecord
-from .searchers import SEARCH_RULES
+from .search.params import SearchParams
+from .search.warmup import ensure_warm
+from .searchers import SEARCH_RULES, TREE_RULES
 from .server import RunningServer, start_server
+
+
+#: Search constants a player spec may set (the fields of SearchParams but the rule).
+_SEARCH_CONSTANTS = tuple(f for f in SearchParams.__dataclass_fields__ if f != "rule")
 
 
 @dataclass(frozen=True)
@@ -83,10 +93,22 @@ def parse_player_spec(text: str) -> PlayerSpec:
                 settings["name"] = value
             elif key == "seed":
                 settings["seed"] = int(value)
+            elif key == "ponder":
+                settings["ponder"] = value.lower() in ("1", "true", "yes", "on")
+            elif key == "mem":
+                settings["memory_cap"] = int(float(value) * 2**20)
+            elif key in _SEARCH_CONSTANTS:
+                SearchParams().with_options({key: value})  # fails here on a bad value
+                settings.setdefault("search_options", []).append((key, value))
             else:
-                raise ValueError(f"unknown key {key!r} (known: search, engine, time, margin, name, seed)")
+                raise ValueError(
+                    f"unknown key {key!r} (known: search, engine, time, margin, name, seed, ponder, mem, "
+                    f"{', '.join(_SEARCH_CONSTANTS)})"
+                )
         except ValueError as error:
             raise ValueError(f"player {text!r}: {error}") from None
+    if "search_options" in settings:
+        settings["search_options"] = tuple(settings["search_options"])
     return PlayerSpec(text, config=PlayerConfig(**settings))
 
 
@@ -111,6 +133,8 @@ async def play_match(
     grace: Optional[float] = None,
 ) -> MatchRecord:
     """One match over HTTP: start the in-process players, run the controller, stop them."""
+    if any(spec.config is not None and spec.config.search in TREE_RULES for spec in seats):
+        ensure_warm()  # compiled kernels in memory before any START of this process
     servers: list[RunningServer] = []
     try:
         addresses = []

@@ -44,7 +44,10 @@ from .searchers import Search, make_search
 log = logging.getLogger(__name__)
 
 #: `--player` kinds the server offers, and the search rule each one runs.
-PLAYER_KINDS = {"agent": "mc", "random": "random", "legal": "legal"}
+PLAYER_KINDS = {"agent": "mcps", "random": "random", "legal": "legal"}
+
+#: Turns a match is expected to last (sizes a tree search's arena from the clocks).
+EXPECTED_TURNS = 100
 
 EngineFactory = Callable[[ValidatedGame], StateMachine]
 SearchFactory = Callable[[StateMachine, int], Search]
@@ -69,17 +72,28 @@ class PlayerConfig:
     gets `busy`. A match with no message for twice its longer clock plus
     `abandon_grace` seconds counts as abandoned by its manager (which never
     sent STOP or ABORT) and is freed when the next START comes.
+
+    For the tree searches (mcps, grave, uct): `search_options` override the
+    rule's constants by name (`SearchParams`), `ponder` lets the search think
+    between messages (off: only from a new position where we have a choice until
+    the move is asked for, as in equal-time experiments), and `memory_cap`
+    bounds its arena in bytes. The `auto` engine builds a propnet within half
+    the start clock (at most `propnet_time_limit`), else falls back to Prolog.
     """
 
     name: str = "ggp-agent"
-    search: str = "mc"
-    engine: str = "prolog"
+    search: str = "mcps"
+    engine: str = "auto"
     max_matches: int = 1
     safety_margin: float = 0.5
     think_time: Optional[float] = None
     record_dir: Optional[Path] = None
     seed: Optional[int] = None
     abandon_grace: float = 60.0
+    search_options: tuple[tuple[str, str], ...] = ()
+    ponder: bool = True
+    memory_cap: Optional[int] = None
+    propnet_time_limit: float = 60.0
 
 
 @dataclass
@@ -175,10 +189,8 @@ class Player:
     ):
         self.config = config
         self.name = safe_name(config.name)
-        self._engine_factory = engine_factory or (lambda game: make_state_machine(config.engine, game))
-        self._search_factory = search_factory or (
-            lambda machine, role: make_search(config.search, machine, role, seed=self._next_seed())
-        )
+        self._engine_factory = engine_factory
+        self._search_factory = search_factory
         self._rng = random.Random(config.seed)
         self._matches: dict[str, Match] = {}
         self._finished: collections.deque[dict] = collections.deque(maxlen=20)
@@ -305,7 +317,7 @@ class Player:
                 f"role {match.start.role} is not a role of the game "
                 f"({' '.join(map(str, game.roles))})"
             )
-        machine = self._engine_factory(game)
+        machine = self._engine_factory(game) if self._engine_factory else self._make_engine(game, match)
         try:
             state = machine.initial_state()
             legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role_index))
@@ -317,7 +329,10 @@ class Player:
             machine.close()
             raise
         try:
-            match.search = self._search_factory(machine, role_index)
+            if self._search_factory is not None:
+                match.search = self._search_factory(machine, role_index)
+            else:
+                match.search = self._make_search(machine, role_index, match)
             match.search.start(state, legal_moves=legal)
             match.search_current = True
         except Exception as error:  # the match is still playable: the fallback moves play
@@ -325,6 +340,21 @@ class Player:
                       match.match_id, error)
         match.compile_seconds = time.monotonic() - began
         match.status = "playing"
+
+    def _make_engine(self, game: ValidatedGame, match: Match) -> StateMachine:
+        """The configured engine; a propnet attempt gets half the start clock."""
+        budget = min(self.config.propnet_time_limit, max(1.0, 0.5 * match.start.start_clock))
+        return make_state_machine(self.config.engine, game, time_limit=budget)
+
+    def _make_search(self, machine: StateMachine, role_index: int, match: Match) -> Search:
+        """The configured search, sized for this match's clocks."""
+        start = match.start
+        return make_search(
+            self.config.search, machine, role_index, seed=self._next_seed(),
+            options=dict(self.config.search_options), ponder=self.config.ponder,
+            memory_cap=self.config.memory_cap,
+            clock_seconds=start.start_clock + EXPECTED_TURNS * start.play_clock,
+        )
 
     def _evict_abandoned(self, now: float) -> None:
         for match in list(self._matches.values()):

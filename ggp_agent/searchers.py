@@ -3,11 +3,13 @@
 The player never looks inside a search: it starts it on the initial state, tells
 it each joint move the manager reports (with the state our engine computed), asks
 for the best move when the clock says so, reads a stats dict for the logs and the
-status page, and stops it. The numba UCT/GRAVE/MCPS search of a later issue is
-one more class with these five methods and one more name in `make_search`.
+status page, and stops it.
 
-Today's rules:
+The rules:
 
+* `mcps`, `grave`, `uct`: the numba tree searches (`search/`, `TreeSearch`):
+  Monte Carlo Permutation Search (the agent's default), GRAVE and UCT in one
+  kernel family, with tree reuse, a solver, pondering and a bounded arena.
 * `mc`: flat Monte Carlo over any StateMachine. A worker thread plays random
   playouts from the root, one per legal move of ours in turn (the least tried
   first), and keeps each move's mean goal value. It thinks from START on and
@@ -35,7 +37,10 @@ from .reasoner.statemachine import State, StateMachine
 log = logging.getLogger(__name__)
 
 #: Search rule names accepted by `make_search` (and the CLI's `--search`).
-SEARCH_RULES = ("mc", "random", "legal")
+SEARCH_RULES = ("mcps", "grave", "uct", "mc", "random", "legal")
+
+#: The rules that run the numba tree search.
+TREE_RULES = ("mcps", "grave", "uct")
 
 #: A playout stops after this many steps even if the game goes on (a value of 0
 #: is then backed up unless the state has goals); keeps one playout bounded.
@@ -337,8 +342,18 @@ def _our_moves(machine: StateMachine, state: State, role: int,
     return () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role))
 
 
-def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None) -> Search:
-    """A search of the named rule for role index `role_index` over `machine`."""
+def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None,
+                **settings) -> Search:
+    """A search of the named rule for role index `role_index` over `machine`.
+
+    `settings` go to the tree searches (`search.driver.make_tree_search`):
+    `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
+    `memory_cap`, `clock_seconds`; the other rules ignore them.
+    """
+    if rule in TREE_RULES:
+        from .search.driver import make_tree_search
+
+        return make_tree_search(rule, machine, role_index, seed=seed, **settings)
     if rule == "mc":
         return MonteCarloSearch(machine, role_index, seed=seed)
     if rule == "random":

@@ -107,18 +107,18 @@ class TreeSearch:
 
     # -- the Search interface ----------------------------------------------------------
 
-    def start(self, state: State) -> None:
+    def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """Size the arena, make the root, start the worker thread."""
-        self.prepare(state)
+        self.prepare(state, legal_moves)
         self._thread = threading.Thread(target=self._run, name=f"search-{self.name}", daemon=True)
         self._thread.start()
 
-    def prepare(self, state: State) -> None:
+    def prepare(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """Size the arena and make the root, without a worker thread (`search`,
         `run_for` and `best_move` then work in the caller's thread)."""
         runner = self._runner
-        legal = [len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         terminal = self.machine.is_terminal(state)
+        legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
             branching=max(2, sum(legal)), simultaneous=sum(1 for n in legal if n > 1) > 1,
@@ -139,15 +139,28 @@ class TreeSearch:
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
-    def advance(self, joint_move: Sequence[Term], state: State) -> None:
+    def hold(self) -> None:
+        """The player needs the engine now: leave it alone until `advance` (an
+        iteration over a shared engine stops at its next engine call)."""
+        if self._runner.shares_engine:
+            self._runner.held = True
+            self._want_lock.set()
+
+    def advance(self, joint_move: Sequence[Term], state: State,
+                legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """Move the root by the joint move the match played (tree reuse)."""
         runner = self._runner
         A = self.arena
-        codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
-        our = len(runner.legal_codes(state, self.role)) if not self.machine.is_terminal(state) else 0
         self._want_lock.set()
+        runner.held = True
         with self._lock:
             self._want_lock.clear()
+            runner.held = False
+            codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
+            if legal_moves is not None:
+                our = len(legal_moves)
+            else:
+                our = 0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role))
             P = self._packed
             child = -1
             if all(c is not None for c in codes):

@@ -8,15 +8,20 @@ to compute a new child), plays random playouts by change propagation, and
 backs them up. It runs with the GIL released, so the driver's worker thread
 calls it in batches while the server keeps answering.
 
-`propnet_root` and `propnet_child` compute root states for `driver.py` (a new
-root, or the state the match moved to) with the same hashing as the kernel.
+`propnet_root` finds or adds the node of a state for `driver.py` (a new root,
+or the state the match moved to) with the same hashing as the kernel.
+
+The current state is read as `work.state` rather than through
+`propnet.kernels.current_state`: numba compiles a callee with its caller's
+flags, and a function that returns an array it was not given cannot be
+compiled without reference counting (`jit.py`).
 """
 
 from __future__ import annotations
 
 
 from ..propnet.kernels import (
-    advance, current_state, goals, is_terminal, legal_codes, load_state, random_playout,
+    advance, goals, is_terminal, legal_codes, load_state, random_playout,
     state_hash,
 )
 from .arena import C_BROKEN, C_PATH
@@ -111,7 +116,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 c = A.path_code[depth, r]
                 joint[r] = c if c >= 0 else ~c
             advance(net, work, joint)
-            words = current_state(work)
+            words = work.state  # the current state (propnet.kernels.current_state)
             child, is_new = attach_child(A, state_hash(work), words_check(words), words)
             if child >= 0 and is_new == 0:
                 continue
@@ -135,7 +140,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
 def propnet_root(A, net, work, state_words):
     """The node for a state (found or added, terminal flag and goals set); -1 when full."""
     load_state(net, work, state_words)
-    words = current_state(work)
+    words = work.state
     h = state_hash(work)
     check = words_check(words)
     node = tt_find(A, h, check, words)
@@ -153,4 +158,4 @@ def propnet_next_words(net, work, state_words, joint_codes, out):
     """The state after a joint move (codes) from `state_words`, into out."""
     load_state(net, work, state_words)
     advance(net, work, joint_codes)
-    _copy(out, current_state(work))
+    _copy(out, work.state)

@@ -17,6 +17,7 @@ Prolog nodes). The rules live in `tree.py`/`select.py`; nothing here chooses.
 
 from __future__ import annotations
 
+import time
 from typing import Optional, Sequence
 
 import numpy as np
@@ -36,6 +37,9 @@ def _as_uint64(value: int) -> np.uint64:
 class PropnetRunner:
     """Iterations by the fused propnet kernel (one numba call per batch)."""
 
+    #: The search has its own `Work`: the player's engine calls never wait on it.
+    shares_engine = False
+
     def __init__(self, machine, seed: int) -> None:
         from ..propnet.arrays import new_rng, new_work
 
@@ -46,6 +50,7 @@ class PropnetRunner:
         self.rng = new_rng(seed)
         self.move_codes = machine.move_codes
         self.n_words = int(self.net.n_words)
+        self.held = False
 
     @property
     def n_roles(self) -> int:
@@ -82,8 +87,23 @@ class PropnetRunner:
         """Nothing to renumber: the propnet's states live in the arena."""
 
 
+class _Held(Exception):
+    """The player asked for the engine: drop the iteration in progress."""
+
+
 class MachineRunner:
-    """Iterations driven from Python over any `StateMachine` (the Prolog engine)."""
+    """Iterations driven from Python over any `StateMachine` (the Prolog engine).
+
+    The engine may be shared with the player (one Prolog thread serves the
+    process), so no call of the search may keep the player waiting: `held`
+    (set by `TreeSearch.hold`) drops the iteration in progress at its next
+    engine call, and a one-call playout that took longer than
+    `SINGLE_CALL_LIMIT` switches playouts to one step per call.
+    """
+
+    shares_engine = True
+    #: Longest one engine call of the search may take, seconds.
+    SINGLE_CALL_LIMIT = 0.05
 
     def __init__(self, machine: StateMachine, seed: int, max_rollout: int) -> None:
         self.machine = machine
@@ -97,6 +117,8 @@ class MachineRunner:
         self._playout = getattr(machine, "random_playout_moves", None)
         self._next_info = getattr(machine, "next_info", None)
         self._py_rng = np.random.default_rng(seed)
+        self.held = False
+        self._steps = False
 
     @property
     def n_roles(self) -> int:
@@ -172,10 +194,18 @@ class MachineRunner:
 
     # -- iterations -------------------------------------------------------------------
 
+    def _check(self) -> None:
+        if self.held:
+            raise _Held()
+
     def _rollout(self, A: Arena, state: State) -> int:
         """A random playout from `state` into A.rollout / A.goals; its length."""
-        if self._playout is not None:
+        self._check()
+        if self._playout is not None and not self._steps:
+            began = time.perf_counter()
             goals, steps, _final, record = self._playout(state, self.max_rollout)
+            if time.perf_counter() - began > self.SINGLE_CALL_LIMIT:
+                self._steps = True
             for t, joint in enumerate(record[: A.rollout.shape[0]]):
                 for role, (move, choice) in enumerate(joint):
                     code = self._code(A, role, move)
@@ -185,6 +215,7 @@ class MachineRunner:
         machine = self.machine
         steps = 0
         while steps < min(self.max_rollout, A.rollout.shape[0]) and not machine.is_terminal(state):
+            self._check()
             joint = []
             for role in range(self.roles):
                 moves = machine.legal_moves(state, role)
@@ -207,60 +238,70 @@ class MachineRunner:
 
     def run(self, A: Arena, P: np.ndarray, n: int) -> int:
         done = 0
-        for _ in range(n):
-            if tree.root_done(A, P):
-                break
-            tree.begin_iteration(A)
-            chosen_last = 0
-            n_rollout = 0
-            leaf_depth = -1
-            while True:
-                status = tree.descend(A, P, self.rng)
-                depth = int(A.counters[C_PATH]) - 1
-                node = int(A.path_node[depth])
-                if status == tree.AT_END:
-                    A.goals[:] = A.node_goals[node]
+        try:
+            for _ in range(n):
+                self._iterate(A, P)
+                done += 1
+                if tree.root_done(A, P):
                     break
-                state = self.states[node]
-                if status == tree.NEED_EXPAND:
-                    total = 0
-                    for role in range(self.roles):
-                        moves = self.machine.legal_moves(state, role)
-                        codes = [self._code(A, role, move) for move in moves]
-                        A.legal[total: total + len(codes)] = codes
-                        A.legal_count[role] = len(codes)
-                        total += len(codes)
-                    if tree.expand(A, node) == 1:
-                        continue
-                    n_rollout = self._rollout(A, state)
-                    break
-                if status == tree.AT_CAP:
-                    n_rollout = self._rollout(A, state)
-                    break
-                joint = []
-                for role in range(self.roles):
-                    code = int(A.path_code[depth, role])
-                    joint.append(self.move_codes.move_of(code if code >= 0 else ~code))
-                nxt, terminal, goals = self._next(state, joint)
-                first, second = self._hashes(nxt)
-                child, is_new = tree.attach_child(A, first, second, _NO_WORDS)
-                if child >= 0 and not is_new:
-                    continue
-                if child < 0:
-                    chosen_last = 1
-                else:
-                    leaf_depth = depth + 1
-                    self._remember(int(child), nxt)
-                if terminal:
-                    A.goals[: self.roles] = goals
-                    if child >= 0:
-                        tree.set_terminal(A, child, A.goals)
-                else:
-                    n_rollout = self._rollout(A, nxt)
-                break
-            tree.backup(A, P, n_rollout, chosen_last, leaf_depth)
-            done += 1
+        except _Held:
+            pass
         return done
+
+    def _iterate(self, A: Arena, P: np.ndarray) -> None:
+        """One iteration: descend, let the engine expand and play out, back up."""
+        if tree.root_done(A, P):
+            return
+        tree.begin_iteration(A)
+        chosen_last = 0
+        n_rollout = 0
+        leaf_depth = -1
+        while True:
+            status = tree.descend(A, P, self.rng)
+            depth = int(A.counters[C_PATH]) - 1
+            node = int(A.path_node[depth])
+            if status == tree.AT_END:
+                A.goals[:] = A.node_goals[node]
+                break
+            state = self.states[node]
+            self._check()
+            if status == tree.NEED_EXPAND:
+                total = 0
+                for role in range(self.roles):
+                    moves = self.machine.legal_moves(state, role)
+                    codes = [self._code(A, role, move) for move in moves]
+                    A.legal[total: total + len(codes)] = codes
+                    A.legal_count[role] = len(codes)
+                    total += len(codes)
+                if tree.expand(A, node) == 1:
+                    continue
+                n_rollout = self._rollout(A, state)
+                break
+            if status == tree.AT_CAP:
+                n_rollout = self._rollout(A, state)
+                break
+            joint = []
+            for role in range(self.roles):
+                code = int(A.path_code[depth, role])
+                joint.append(self.move_codes.move_of(code if code >= 0 else ~code))
+            nxt, terminal, goals = self._next(state, joint)
+            first, second = self._hashes(nxt)
+            child, is_new = tree.attach_child(A, first, second, _NO_WORDS)
+            if child >= 0 and not is_new:
+                continue
+            if child < 0:
+                chosen_last = 1
+            else:
+                leaf_depth = depth + 1
+                self._remember(int(child), nxt)
+            if terminal:
+                A.goals[: self.roles] = goals
+                if child >= 0:
+                    tree.set_terminal(A, child, A.goals)
+            else:
+                n_rollout = self._rollout(A, nxt)
+            break
+        tree.backup(A, P, n_rollout, chosen_last, leaf_depth)
 
     def nodes(self, A: Arena) -> int:
         return int(A.counters[C_NODES])

@@ -12,11 +12,15 @@ a minute on this machine); later runs only load the cache (a few seconds).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from ..gdl import load_game
 
 log = logging.getLogger(__name__)
+
+_warm = False
+_warm_lock = threading.Lock()
 
 #: Tic-tac-toe on a 2x2 board, two in a row wins: tiny, turn-taking, with noop,
 #: terminal states and three goal values, so every path of the search runs.
@@ -67,6 +71,15 @@ def warm_up(rules=("uct", "grave", "mcps"), engines=("propnet", "prolog")) -> fl
     seconds = time.perf_counter() - began
     log.info("search kernels warm in %.1f s", seconds)
     return seconds
+
+
+def ensure_warm() -> None:
+    """`warm_up` once per process (servers, tournament workers)."""
+    global _warm
+    with _warm_lock:
+        if not _warm:
+            warm_up()
+            _warm = True
 
 
 def _exercise(search, machine) -> None:

@@ -76,7 +76,8 @@ C_FREEZES = 20       # permutation tables frozen
 C_PROVEN = 21        # nodes proven
 C_DESCENT_NODE = 22  # during a descent: the node waiting for the caller
 C_BROKEN = 23        # rollouts that met a role without legal moves
-N_COUNTERS = 24
+C_INTERRUPT = 24     # set by another thread: the running batch stops at its next iteration
+N_COUNTERS = 25
 
 
 class Arena(NamedTuple):

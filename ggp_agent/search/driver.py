@@ -38,7 +38,7 @@ from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
     C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
-    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
+    C_INTERRUPT, C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
     arena_bytes, new_arena, plan_capacity,
 )
 from .params import RULES, SearchParams
@@ -144,17 +144,17 @@ class TreeSearch:
         iteration over a shared engine stops at its next engine call)."""
         if self._runner.shares_engine:
             self._runner.held = True
-            self._want_lock.set()
+            self._interrupt()
 
     def advance(self, joint_move: Sequence[Term], state: State,
                 legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """Move the root by the joint move the match played (tree reuse)."""
         runner = self._runner
         A = self.arena
-        self._want_lock.set()
         runner.held = True
+        self._interrupt()
         with self._lock:
-            self._want_lock.clear()
+            self._resume()
             runner.held = False
             codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
             if legal_moves is not None:
@@ -215,6 +215,7 @@ class TreeSearch:
 
     def stop(self) -> None:
         self._stopping.set()
+        self._interrupt()
         self._wake.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5.0)
@@ -302,11 +303,27 @@ class TreeSearch:
                     log.warning("search %s: a batch failed: %s", self.name, self._last_error)
                 self._stopping.wait(min(1.0, 0.01 * 2 ** min(failures, 7)))
 
+    def _interrupt(self) -> None:
+        """Make the running batch stop at its next iteration and keep the worker
+        off the lock until `_resume` (root changes, holds, stop)."""
+        self._want_lock.set()
+        if self.arena is not None:
+            self.arena.counters[C_INTERRUPT] = 1
+
+    def _resume(self) -> None:
+        self._want_lock.clear()
+        if self.arena is not None:
+            self.arena.counters[C_INTERRUPT] = 0
+
     def _adapt(self, ran: int, elapsed: float) -> None:
+        """Size the next batch to take about `batch_seconds`, growing at most
+        twofold (iterations that end on proven nodes are fast and would
+        otherwise promise a rate the next position cannot keep)."""
         if ran <= 0:
             return
         rate = ran / max(elapsed, 1e-6)
-        self._batch = int(min(1_000_000, max(1, rate * self.batch_seconds)))
+        target = int(min(100_000, max(1, rate * self.batch_seconds)))
+        self._batch = min(target, 2 * self._batch)
 
     def _collect(self, root: int, state: State) -> None:
         """Free what the new root cannot reach (mark and slide, `tree.collect_garbage`)."""

@@ -24,7 +24,7 @@ from ..propnet.kernels import (
     advance, goals, is_terminal, legal_codes, load_state, random_playout,
     state_hash,
 )
-from .arena import C_BROKEN, C_PATH
+from .arena import C_BROKEN, C_INTERRUPT, C_PATH
 from .jit import kernel
 from .params import P_MAX_ROLLOUT
 from .tree import (
@@ -81,12 +81,14 @@ def _rollout(A, P, net, work, rng, saved):
 @kernel
 def propnet_batch(A, P, net, work, saved, rng, n_iterations):
     """Run up to `n_iterations` iterations from the root; returns how many ran
-    (fewer when the root is terminal or proven: nothing left to learn).
+    (fewer when the root is terminal or proven, nothing left to learn, or
+    when another thread set `A.counters[C_INTERRUPT]`: a root change waits
+    one iteration, not one batch).
     `saved` is a second `Work` of the same net (scratch for `copy_work`)."""
     joint = A.joint
     done = 0
     for _ in range(n_iterations):
-        if root_done(A, P):
+        if root_done(A, P) or A.counters[C_INTERRUPT] != 0:
             break
         begin_iteration(A)
         chosen_last = 0

@@ -220,18 +220,75 @@ def plan_capacity(
     if seconds is not None:
         nodes = min(nodes, int(max(seconds, 1.0) * NODES_PER_SECOND_CEILING))
     nodes = max(min_nodes, min(nodes, 2**31 // 4))
-    edges = int(nodes * edges_per_node) + 1024
-    return Capacity(
-        nodes=nodes,
-        edges=min(edges, 2**31 - 1),
-        amaf_tables=max(16, nodes // amaf_every),
-        perm_tables=max(16, 2 * nodes // max(rho, 1)),
-        transitions=_pow2_at_least(2 * nodes if simultaneous else nodes // 16),
-        codes=codes,
-        window=window,
-        max_depth=max_depth,
-        max_rollout=max_rollout,
-    )
+
+    def sized(n: int) -> Capacity:
+        return Capacity(
+            nodes=n,
+            edges=min(int(n * edges_per_node) + 1024, 2**31 - 1),
+            amaf_tables=max(16, n // amaf_every),
+            perm_tables=max(16, 2 * n // max(rho, 1)),
+            transitions=_pow2_at_least(2 * n if simultaneous else n // 16),
+            codes=codes,
+            window=window,
+            max_depth=max_depth,
+            max_rollout=max_rollout,
+        )
+
+    capacity = sized(nodes)
+    # The estimate above ignores rounding (hash tables are powers of two): shrink
+    # until the exact size fits, down to the minimum.
+    while nodes > min_nodes:
+        total = capacity_bytes(capacity, n_roles=n_roles, n_words=n_words, n_planes=16 * n_roles)
+        if total <= cap:
+            break
+        nodes = max(min_nodes, int(nodes * min(0.97, cap / total)))
+        capacity = sized(nodes)
+    return capacity
+
+
+def capacity_bytes(capacity: Capacity, *, n_roles: int, n_words: int, n_planes: int) -> int:
+    """The exact bytes `new_arena` allocates for `capacity` (with at most
+    `n_planes` outcome planes)."""
+    return sum(_nbytes(shape, dtype)
+               for shape, dtype in _layout(capacity, max(1, n_roles), n_words, n_planes).values())
+
+
+def _nbytes(shape, dtype) -> int:
+    count = 1
+    for size in shape:
+        count *= size
+    return count * np.dtype(dtype).itemsize
+
+
+def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
+    """Shape and dtype of every array of an arena, by field name."""
+    n, e, c = capacity.nodes, capacity.edges, max(1, capacity.codes)
+    ww = (capacity.window + 63) // 64
+    d, l = capacity.max_depth, capacity.max_rollout
+    a, p, t = capacity.amaf_tables, capacity.perm_tables, capacity.transitions
+    return {
+        "node_hash": ((n,), np.uint64), "node_check": ((n,), np.uint64),
+        "node_words": ((n, n_words), np.uint64), "node_visits": ((n,), np.int64),
+        "node_flags": ((n,), np.uint8), "node_goals": ((n, r), np.int16),
+        "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),
+        "edge_code": ((e,), np.int32), "edge_n": ((e,), np.int32), "edge_w": ((e,), np.float64),
+        "edge_child": ((e,), np.int32),
+        "tt": ((_pow2_at_least(2 * n),), np.int32),
+        "tr_node": ((t,), np.int32), "tr_joint": ((t,), np.int64), "tr_child": ((t,), np.int32),
+        "amaf_n": ((a, c), np.int32), "amaf_w": ((a, c), np.float64), "amaf_owner": ((a,), np.int32),
+        "perm_n": ((p, c), np.int32), "perm_q": ((p, c), np.float32), "perm_owner": ((p,), np.int32),
+        "code_role": ((c,), np.int32),
+        "win_bits": ((c, ww), np.uint64), "win_valid": ((ww,), np.uint64), "win_planes": ((k, ww), np.uint64),
+        "win_scratch": ((ww,), np.uint64), "win_index": ((ww,), np.int32),
+        "plane_lo": ((r + 1,), np.int32), "plane_kind": ((k,), np.int32), "plane_param": ((k,), np.int32),
+        "plane_weight": ((k,), np.float64),
+        "path_node": ((d + 1,), np.int32), "path_edge": ((d, r), np.int32), "path_code": ((d, r), np.int32),
+        "rollout": ((l, r), np.int32), "seen": ((c,), np.int32), "stamp": ((c,), np.int64),
+        "goals": ((r,), np.int32), "reward": ((r,), np.float64), "legal": ((c,), np.int32),
+        "legal_count": ((r,), np.int32), "joint": ((r,), np.int32),
+        "gc_stack": ((n,), np.int32), "gc_remap": ((n,), np.int32),
+        "counters": ((N_COUNTERS,), np.int64),
+    }
 
 
 def arena_bytes(arena: Arena) -> int:
@@ -282,67 +339,23 @@ def new_arena(
     """An empty arena (no root yet). `code_role[c]` is the role of code c when the
     codes are known in advance (the propnet); otherwise codes are registered as
     they are met (`tree.register_code`)."""
-    n, e, r, c = capacity.nodes, capacity.edges, max(1, n_roles), max(1, capacity.codes)
-    ww = (capacity.window + 63) // 64
-    d, l = capacity.max_depth, capacity.max_rollout
+    r = max(1, n_roles)
     lo, kind, param, weight = goal_planes(goal_values, r)
-    roles = np.full(c, -1, dtype=np.int32)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    layout = _layout(capacity, r, n_words, len(kind))
+    arrays = {name: np.zeros(shape, dtype=dtype) for name, (shape, dtype) in layout.items()}
+    arrays["plane_lo"][:] = lo
+    arrays["plane_kind"][:] = kind
+    arrays["plane_param"][:] = param
+    arrays["plane_weight"][:] = weight
+    arrays["code_role"][:] = -1
+    counters = arrays["counters"]
     if code_role is not None:
-        roles[: len(code_role)] = code_role
+        arrays["code_role"][: len(code_role)] = code_role
         counters[C_CODES] = len(code_role)
     counters[C_ROOT] = -1
     counters[C_AMAF_REF] = -1
     counters[C_PERM_REF] = -1
-    return Arena(
-        node_hash=np.zeros(n, dtype=np.uint64),
-        node_check=np.zeros(n, dtype=np.uint64),
-        node_words=np.zeros((n, n_words), dtype=np.uint64),
-        node_visits=np.zeros(n, dtype=np.int64),
-        node_flags=np.zeros(n, dtype=np.uint8),
-        node_goals=np.zeros((n, r), dtype=np.int16),
-        node_edges=np.zeros((n, r + 1), dtype=np.int32),
-        node_amaf=np.zeros(n, dtype=np.int32),
-        node_perm=np.zeros(n, dtype=np.int32),
-        edge_code=np.zeros(e, dtype=np.int32),
-        edge_n=np.zeros(e, dtype=np.int32),
-        edge_w=np.zeros(e, dtype=np.float64),
-        edge_child=np.zeros(e, dtype=np.int32),
-        tt=np.zeros(_pow2_at_least(2 * n), dtype=np.int32),
-        tr_node=np.zeros(capacity.transitions, dtype=np.int32),
-        tr_joint=np.zeros(capacity.transitions, dtype=np.int64),
-        tr_child=np.zeros(capacity.transitions, dtype=np.int32),
-        amaf_n=np.zeros((capacity.amaf_tables, c), dtype=np.int32),
-        amaf_w=np.zeros((capacity.amaf_tables, c), dtype=np.float64),
-        amaf_owner=np.zeros(capacity.amaf_tables, dtype=np.int32),
-        perm_n=np.zeros((capacity.perm_tables, c), dtype=np.int32),
-        perm_q=np.zeros((capacity.perm_tables, c), dtype=np.float32),
-        perm_owner=np.zeros(capacity.perm_tables, dtype=np.int32),
-        code_role=roles,
-        win_bits=np.zeros((c, ww), dtype=np.uint64),
-        win_valid=np.zeros(ww, dtype=np.uint64),
-        win_planes=np.zeros((len(kind), ww), dtype=np.uint64),
-        win_scratch=np.zeros(ww, dtype=np.uint64),
-        win_index=np.zeros(ww, dtype=np.int32),
-        plane_lo=lo,
-        plane_kind=kind,
-        plane_param=param,
-        plane_weight=weight,
-        path_node=np.zeros(d + 1, dtype=np.int32),
-        path_edge=np.zeros((d, r), dtype=np.int32),
-        path_code=np.zeros((d, r), dtype=np.int32),
-        rollout=np.zeros((l, r), dtype=np.int32),
-        seen=np.zeros(c, dtype=np.int32),
-        stamp=np.zeros(c, dtype=np.int64),
-        goals=np.zeros(r, dtype=np.int32),
-        reward=np.zeros(r, dtype=np.float64),
-        legal=np.zeros(c, dtype=np.int32),
-        legal_count=np.zeros(r, dtype=np.int32),
-        joint=np.zeros(r, dtype=np.int32),
-        gc_stack=np.zeros(n, dtype=np.int32),
-        gc_remap=np.zeros(n, dtype=np.int32),
-        counters=counters,
-    )
+    return Arena(**arrays)
 
 
 def process_rss() -> int:

@@ -151,9 +151,11 @@ class TreeSearch:
         """Move the root by the joint move the match played (tree reuse)."""
         runner = self._runner
         A = self.arena
+        began = time.perf_counter()
         runner.held = True
         self._interrupt()
         with self._lock:
+            waited = time.perf_counter() - began
             self._resume()
             runner.held = False
             codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
@@ -190,6 +192,10 @@ class TreeSearch:
             self._our_choices = our
             self._thinking = self.ponder or our > 1
             self._published = self._best_move_locked()
+        took = time.perf_counter() - began
+        if took > 0.1:
+            log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
+                        self.name, took, waited)
         self._wake.set()
 
     def best_move(self) -> Optional[Term]:

@@ -97,6 +97,7 @@ class TreeSearch:
         self._published: Optional[Term] = None
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
         self._batch = 8
+        self._stats_at = 0.0
         self._think_seconds = 0.0
         self._root_since = time.monotonic()
         self._total_iterations = 0
@@ -194,8 +195,8 @@ class TreeSearch:
             self._published = self._best_move_locked()
         took = time.perf_counter() - began
         if took > 0.1:
-            log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
-                        self.name, took, waited)
+            log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker; last batch %s, now %.3f)",
+                        self.name, took, waited, getattr(self, "_last_batch", None), time.perf_counter())
         self._wake.set()
 
     def best_move(self) -> Optional[Term]:
@@ -290,13 +291,18 @@ class TreeSearch:
                     else:
                         idle = False
                         began = time.perf_counter()
-                        ran = self._runner.run(self.arena, self._packed, self._batch)
+                        asked = self._batch
+                        ran = self._runner.run(self.arena, self._packed, asked)
                         elapsed = time.perf_counter() - began
+                        self._last_batch = (asked, ran, elapsed, time.perf_counter())
                         self._think_seconds += elapsed
                         self._total_iterations += ran
                         self._adapt(ran, elapsed)
                         self._published = self._best_move_locked()
-                        self._published_stats = self._stats_locked()
+                        now = time.perf_counter()
+                        if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
+                            self._published_stats = self._stats_locked()
+                            self._stats_at = now
                 failures = 0
                 if idle:
                     self._wake.wait(0.05)
@@ -328,7 +334,7 @@ class TreeSearch:
         if ran <= 0:
             return
         rate = ran / max(elapsed, 1e-6)
-        target = int(min(100_000, max(1, rate * self.batch_seconds)))
+        target = int(min(20_000, max(1, rate * self.batch_seconds)))
         self._batch = min(target, 2 * self._batch)
 
     def _collect(self, root: int, state: State) -> None:

@@ -16,9 +16,29 @@ Everything is `cache=True` (compiled once, loaded from disk afterwards) and
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 
 def kernel(function):
     """`njit(cache=True, nogil=True)` without reference counting (see above)."""
     return njit(cache=True, nogil=True, _nrt=False)(function)
+
+
+@intrinsic
+def atomic_read(typingctx, array, index):
+    """array[index] (int64) read with an atomic acquire load.
+
+    Another thread writes the flag (`TreeSearch._interrupt`) while a batch
+    runs; a plain load may be hoisted out of the batch's loop by LLVM (nothing
+    in the loop writes that element), and the batch would never see it.
+    """
+    signature = types.int64(array, index)
+
+    def codegen(context, builder, sig, args):
+        array_type = sig.args[0]
+        handle = context.make_array(array_type)(context, builder, args[0])
+        pointer = builder.gep(handle.data, [args[1]])
+        return builder.load_atomic(pointer, ordering="acquire", align=8)
+
+    return signature, codegen

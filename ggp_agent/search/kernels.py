@@ -25,7 +25,7 @@ from ..propnet.kernels import (
     state_hash,
 )
 from .arena import C_BROKEN, C_INTERRUPT, C_PATH
-from .jit import kernel
+from .jit import atomic_read, kernel
 from .params import P_MAX_ROLLOUT
 from .tree import (
     AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend,
@@ -88,7 +88,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
     joint = A.joint
     done = 0
     for _ in range(n_iterations):
-        if root_done(A, P) or A.counters[C_INTERRUPT] != 0:
+        if root_done(A, P) or atomic_read(A.counters, C_INTERRUPT) != 0:
             break
         begin_iteration(A)
         chosen_last = 0

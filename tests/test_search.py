@@ -474,3 +474,40 @@ def test_memory_stays_under_the_cap_over_a_60_s_search_on_connect_four():
         assert search.best_move() in machine.legal_moves(state, 0)
     finally:
         machine.close()
+
+
+def test_effect_codes_key_the_statistics_by_what_a_move_changes(tictactoe):
+    """codes=effects: only fluents that depend on moves count (the turn marker
+    does not), every move of the chooser gets an effect code at expansion, and
+    the one-winning-move check still holds."""
+    from ggp_agent.search.kernels import move_dependent_fluents
+
+    machine = tictactoe
+    mask = np.zeros(machine.net.n_words, dtype=np.uint64)
+    move_dependent_fluents(machine.net, mask)
+    dynamic = {str(f) for i, f in enumerate(machine.fluents) if int(mask[i >> 6]) >> (i & 63) & 1}
+    assert dynamic and all(text.startswith("(cell") for text in dynamic)
+    assert not any(text.startswith("(control") for text in dynamic)
+
+    state = machine.initial_state()
+    search = _search(machine, 0, state, codes="effects")
+    search.search(500)
+    A = search.arena
+    root = int(A.counters[C_ROOT])
+    features = A.edge_feat[A.node_edges[root, 0]:A.node_edges[root, 1]]
+    assert len(set(features.tolist())) == 9 and features.min() >= len(machine.move_codes)
+    assert int(A.counters[C_CODES]) > len(machine.move_codes)
+
+
+def test_effect_codes_find_the_winning_moves(tictactoe, winning_positions):
+    for index, (state, mover, win) in enumerate(winning_positions[::11]):
+        search = _search(tictactoe, mover, state, seed=index, codes="effects")
+        search.search(2000)
+        assert search.best_move() == win
+
+
+def test_effect_codes_over_prolog_fall_back_to_move_codes(tictactoe_prolog):
+    search = _search(tictactoe_prolog, 0, tictactoe_prolog.initial_state(), codes="effects")
+    assert search.params.codes == "moves"
+    search.search(100)
+    assert search.best_move() in tictactoe_prolog.legal_moves(tictactoe_prolog.initial_state(), 0)

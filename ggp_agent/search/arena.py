@@ -96,6 +96,7 @@ class Arena(NamedTuple):
     edge_n: np.ndarray       # int32[E]
     edge_w: np.ndarray       # float64[E]
     edge_child: np.ndarray   # int32[E]
+    edge_feat: np.ndarray    # int32[E]: the code the statistics use (the move's, or its effect's)
     tt: np.ndarray           # int32[T], node + 1, 0 empty (T a power of two)
     tr_node: np.ndarray      # int32[S], node + 1, 0 empty (S a power of two)
     tr_joint: np.ndarray     # int64[S]
@@ -118,7 +119,8 @@ class Arena(NamedTuple):
     plane_weight: np.ndarray  # float64[K]
     path_node: np.ndarray    # int32[D + 1]
     path_edge: np.ndarray    # int32[D, R]
-    path_code: np.ndarray    # int32[D, R], ~code for a move that carried no choice
+    path_code: np.ndarray    # int32[D, R]: statistics codes, ~code for a move that carried no choice
+    path_move: np.ndarray    # int32[D, R]: the move codes played
     rollout: np.ndarray      # int32[L, R]
     seen: np.ndarray         # int32[C]
     stamp: np.ndarray        # int64[C]
@@ -127,6 +129,10 @@ class Arena(NamedTuple):
     legal: np.ndarray        # int32[C], scratch: legal codes, role after role
     legal_count: np.ndarray  # int32[R], scratch
     joint: np.ndarray        # int32[R], scratch: a joint move's codes
+    effect_key: np.ndarray   # uint64[X]: effect codes by hash, 0 empty (X a power of two)
+    effect_code: np.ndarray  # int32[X]
+    dynamic: np.ndarray      # uint64[n_words]: fluents whose next value depends on the moves
+    before: np.ndarray       # uint64[n_words], scratch: the state before a step
     gc_stack: np.ndarray     # int32[N]
     gc_remap: np.ndarray     # int32[N]
     counters: np.ndarray     # int64[N_COUNTERS]
@@ -145,6 +151,8 @@ class Capacity:
     window: int
     max_depth: int
     max_rollout: int
+    #: codes beyond the move codes are effect codes (SearchParams.codes == "effects")
+    effects: bool = False
 
     def describe(self) -> str:
         return (f"{self.nodes} nodes, {self.edges} edges, {self.amaf_tables} AMAF and "
@@ -189,6 +197,7 @@ def plan_capacity(
     max_depth: int = 400,
     max_rollout: int = 1000,
     min_nodes: int = 4096,
+    effects: bool = False,
 ) -> Capacity:
     """Capacities that fit `memory_cap` bytes (and a quarter of free memory).
 
@@ -202,6 +211,8 @@ def plan_capacity(
     if free is not None:
         cap = min(cap, free // 4)
     codes = max(1, n_codes)
+    if effects:  # room for effect codes: the move codes, then up to 8 effects per move
+        codes = min(max(codes * 9, 256), max(codes, 16384))
     window_words = (window + 63) // 64
     fixed = codes * window_words * 8 + 16 * window_words * 8 + (max_depth + 1) * (4 + 8 * n_roles) \
         + max_rollout * 4 * n_roles + codes * 40
@@ -211,7 +222,7 @@ def plan_capacity(
         8 + 8 + 8 * n_words + 8 + 1 + 2 * n_roles + 4 * (n_roles + 1) + 4 + 4  # node fields
         + 8  # transposition slots (two per node)
         + 8  # collection scratch
-        + edges_per_node * 20
+        + edges_per_node * 24
         + (32 if simultaneous else 2)  # transitions
         + (12 * codes + 8) / amaf_every
         + (8 * codes + 4) * 2 / max(rho, 1)
@@ -232,6 +243,7 @@ def plan_capacity(
             window=window,
             max_depth=max_depth,
             max_rollout=max_rollout,
+            effects=effects,
         )
 
     capacity = sized(nodes)
@@ -272,7 +284,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "node_flags": ((n,), np.uint8), "node_goals": ((n, r), np.int16),
         "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),
         "edge_code": ((e,), np.int32), "edge_n": ((e,), np.int32), "edge_w": ((e,), np.float64),
-        "edge_child": ((e,), np.int32),
+        "edge_child": ((e,), np.int32), "edge_feat": ((e,), np.int32),
         "tt": ((_pow2_at_least(2 * n),), np.int32),
         "tr_node": ((t,), np.int32), "tr_joint": ((t,), np.int64), "tr_child": ((t,), np.int32),
         "amaf_n": ((a, c), np.int32), "amaf_w": ((a, c), np.float64), "amaf_owner": ((a,), np.int32),
@@ -283,9 +295,13 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "plane_lo": ((r + 1,), np.int32), "plane_kind": ((k,), np.int32), "plane_param": ((k,), np.int32),
         "plane_weight": ((k,), np.float64),
         "path_node": ((d + 1,), np.int32), "path_edge": ((d, r), np.int32), "path_code": ((d, r), np.int32),
+        "path_move": ((d, r), np.int32),
         "rollout": ((l, r), np.int32), "seen": ((c,), np.int32), "stamp": ((c,), np.int64),
         "goals": ((r,), np.int32), "reward": ((r,), np.float64), "legal": ((c,), np.int32),
         "legal_count": ((r,), np.int32), "joint": ((r,), np.int32),
+        "effect_key": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.uint64),
+        "effect_code": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.int32),
+        "dynamic": ((n_words,), np.uint64), "before": ((n_words,), np.uint64),
         "gc_stack": ((n,), np.int32), "gc_remap": ((n,), np.int32),
         "counters": ((N_COUNTERS,), np.int64),
     }

@@ -85,8 +85,12 @@ class TreeSearch:
         self.batch_seconds = batch_seconds
         self.name = name or f"{params.rule}-role{role_index}"
         self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
-        self._packed = params.pack()
         self._runner = make_runner(machine, self._seed, params.max_rollout)
+        if params.codes == "effects" and not self._runner.supports_effects:
+            log.info("search %s: effect codes need a propnet; using move codes", self.name)
+            params = replace(params, codes="moves")
+            self.params = params
+        self._packed = params.pack()
         self.arena: Optional[Arena] = None
         self._lock = threading.Lock()
         self._want_lock = threading.Event()
@@ -126,10 +130,12 @@ class TreeSearch:
             memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
             amaf_alloc=self.params.amaf_alloc, window=self.params.window,
             max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
+            effects=self.params.codes == "effects",
         )
         self.capacity = capacity
         self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
                                code_role=runner.code_role(), goal_values=runner.goal_values())
+        runner.prepare_arena(self.arena)
         root = runner.root_node(self.arena, self._packed, state)
         if root < 0:
             raise RuntimeError("the arena cannot hold even the root")

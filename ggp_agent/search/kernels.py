@@ -21,15 +21,17 @@ from __future__ import annotations
 
 
 from ..propnet.kernels import (
-    advance, goals, is_terminal, legal_codes, load_state, random_playout,
-    state_hash,
+    advance, goals, is_terminal, legal_codes, load_state, rand_below, random_playout, state_hash,
 )
+import numpy as np
+from numba import njit
+
 from .arena import C_BROKEN, C_INTERRUPT, C_PATH
 from .jit import atomic_read, kernel
-from .params import P_MAX_ROLLOUT
+from .params import P_CODES, P_MAX_ROLLOUT
 from .tree import (
-    AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend,
-    expand, new_node, root_done, set_terminal, tt_find, words_check,
+    AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, choosers, descend,
+    effect_code, expand, new_node, root_done, set_terminal, tt_find, words_check,
 )
 
 
@@ -69,12 +71,71 @@ def _rollout(A, P, net, work, rng, saved):
     """A random playout from the loaded state; goals into A.goals; its length.
     The loaded state is saved first and restored after (see `copy_work`)."""
     copy_work(saved, work)
-    steps = random_playout(net, work, rng, int(P[P_MAX_ROLLOUT]), A.rollout)
+    if P[P_CODES] != 0.0:
+        steps = _effect_playout(A, P, net, work, rng)
+    else:
+        steps = random_playout(net, work, rng, int(P[P_MAX_ROLLOUT]), A.rollout)
     if steps < 0:
         steps = -1 - steps
         A.counters[C_BROKEN] += 1
     goals(net, work, A.goals)
     copy_work(work, saved)
+    return steps
+
+
+@kernel
+def _effect_features(A, net, work, node):
+    """Where one role chooses at `node`, each of its edges gets its move's effect
+    code (a look-ahead per move); elsewhere edges keep their move codes."""
+    many, role = choosers(A, node)
+    if many != 1:
+        return
+    for r in range(net.n_roles):
+        A.joint[r] = A.edge_code[A.node_edges[node, r]]
+    words = A.node_words[node]
+    for e in range(A.node_edges[node, role], A.node_edges[node, role + 1]):
+        A.joint[role] = A.edge_code[e]
+        load_state(net, work, words)
+        advance(net, work, A.joint)
+        feature = effect_code(A, role, words, work.state)
+        if feature >= 0:
+            A.edge_feat[e] = feature
+    load_state(net, work, words)
+
+
+@kernel
+def _effect_playout(A, P, net, work, rng):
+    """`propnet.kernels.random_playout`, recording effect codes where one role
+    chooses (move codes where several do, ~code where none)."""
+    limit = min(int(P[P_MAX_ROLLOUT]), A.rollout.shape[0])
+    steps = 0
+    while steps < limit:
+        if is_terminal(net, work):
+            break
+        many = 0
+        chooser = 0
+        for r in range(net.n_roles):
+            n = legal_codes(net, work, r, A.legal)
+            if n == 0:
+                return -1 - steps
+            c = A.legal[rand_below(rng, n)]
+            A.joint[r] = c
+            if n > 1:
+                many += 1
+                chooser = r
+                A.rollout[steps, r] = c
+            else:
+                A.rollout[steps, r] = ~c
+        if many == 1:
+            for w in range(A.before.shape[0]):
+                A.before[w] = work.state[w]
+            advance(net, work, A.joint)
+            feature = effect_code(A, chooser, A.before, work.state)
+            if feature >= 0:
+                A.rollout[steps, chooser] = feature
+        else:
+            advance(net, work, A.joint)
+        steps += 1
     return steps
 
 
@@ -86,6 +147,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
     one iteration, not one batch).
     `saved` is a second `Work` of the same net (scratch for `copy_work`)."""
     joint = A.joint
+    effects = P[P_CODES] != 0.0
     done = 0
     for _ in range(n_iterations):
         if root_done(A, P) or atomic_read(A.counters, C_INTERRUPT) != 0:
@@ -107,6 +169,8 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 _collect_legal(A, net, work)
                 outcome = expand(A, node)
                 if outcome == 1:
+                    if effects:
+                        _effect_features(A, net, work, node)
                     continue
                 n_rollout = _rollout(A, P, net, work, rng, saved)
                 break
@@ -115,8 +179,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 break
             # NEED_CHILD: play the chosen joint move on the engine
             for r in range(net.n_roles):
-                c = A.path_code[depth, r]
-                joint[r] = c if c >= 0 else ~c
+                joint[r] = A.path_move[depth, r]
             advance(net, work, joint)
             words = work.state  # the current state (propnet.kernels.current_state)
             child, is_new = attach_child(A, state_hash(work), words_check(words), words)
@@ -153,6 +216,34 @@ def propnet_root(A, net, work, state_words):
         goals(net, work, A.goals)
         set_terminal(A, node, A.goals)
     return node
+
+
+@njit(cache=True, nogil=True)
+def move_dependent_fluents(net, mask):
+    """Set bit i of `mask` (uint64 words) for every fluent whose next value
+    depends on some move (an input proposition), by a pass over the gates in
+    evaluation order, repeated until cycles settle. Effect codes look only at
+    these fluents, so that step counters and turn markers do not split them."""
+    depends = np.zeros(net.n_nodes, dtype=np.uint8)
+    base = 1 + net.n_fluents
+    for c in range(net.n_codes):
+        depends[base + c] = 1
+    changed = True
+    while changed:
+        changed = False
+        for g in range(net.first_gate, net.n_nodes):
+            if depends[g] != 0:
+                continue
+            for e in range(net.in_ptr[g], net.in_ptr[g + 1]):
+                if depends[net.in_lit[e] >> 1] != 0:
+                    depends[g] = 1
+                    changed = True
+                    break
+    for w in range(mask.shape[0]):
+        mask[w] = 0
+    for i in range(net.n_fluents):
+        if depends[net.next_lit[i] >> 1] != 0:
+            mask[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
 
 
 @kernel

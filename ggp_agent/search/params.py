@@ -34,7 +34,11 @@ P_MAX_ROLLOUT = 5
 P_WINDOW = 6
 P_SOLVER = 7
 P_MAX_DEPTH = 8
-N_PARAMS = 9
+P_CODES = 9
+N_PARAMS = 10
+
+#: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
+CODES = {"moves": 0, "effects": 1}
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,15 @@ class SearchParams:
     - `solver`: mark proven results and use them (never play a proven loss,
       always take a proven win).
     - `max_depth`: cap on the tree depth of one descent (cycles, long games).
+    - `codes`: what AMAF and permutation statistics are keyed by. "moves": the
+      move codes (role, move), as DESIGN.md says. "effects": where one role
+      chooses, the move's effect on the state (the fluents it changes, among
+      those that depend on moves at all), so that "the disc that lands on c3"
+      and "the capture on d4" are codes of their own: the paper chose codes so
+      that permutations of a playout stay valid (its AtariGo codes carry a
+      capture flag, its Wargame codes a destination); this is the GGP way to do
+      the same without knowing the game. Needs a propnet (else moves); costs a
+      look-ahead of every move of the chooser when a node is expanded.
     """
 
     rule: str = "mcps"
@@ -66,12 +79,15 @@ class SearchParams:
     window: int = 10_000
     solver: bool = True
     max_depth: int = 400
+    codes: str = "moves"
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
             raise ValueError(f"unknown search rule {self.rule!r}; known: {', '.join(RULES)}")
         if self.rho < 1 or self.amaf_alloc < 0 or self.window < 64 or self.max_rollout < 1:
             raise ValueError(f"search settings out of range: {self}")
+        if self.codes not in CODES:
+            raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
 
@@ -87,6 +103,7 @@ class SearchParams:
         packed[P_WINDOW] = self.window
         packed[P_SOLVER] = 1.0 if self.solver else 0.0
         packed[P_MAX_DEPTH] = self.max_depth
+        packed[P_CODES] = CODES[self.codes]
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

@@ -68,6 +68,12 @@ class PropnetRunner:
             values[role].append(int(value))
         return values
 
+    supports_effects = True
+
+    def prepare_arena(self, A: Arena) -> None:
+        """Mark the fluents effect codes look at (`kernels.move_dependent_fluents`)."""
+        kernels.move_dependent_fluents(self.net, A.dynamic)
+
     def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
         return int(kernels.propnet_root(A, self.net, self.work, self.machine.state_words(state)))
 
@@ -120,9 +126,15 @@ class MachineRunner:
         self.held = False
         self._steps = False
 
+    #: Effect codes need state words; over Prolog the statistics use move codes.
+    supports_effects = False
+
     @property
     def n_roles(self) -> int:
         return self.roles
+
+    def prepare_arena(self, A: Arena) -> None:
+        """Nothing to prepare."""
 
     @property
     def n_words(self) -> int:
@@ -282,8 +294,7 @@ class MachineRunner:
                 break
             joint = []
             for role in range(self.roles):
-                code = int(A.path_code[depth, role])
-                joint.append(self.move_codes.move_of(code if code >= 0 else ~code))
+                joint.append(self.move_codes.move_of(int(A.path_move[depth, role])))
             nxt, terminal, goals = self._next(state, joint)
             first, second = self._hashes(nxt)
             child, is_new = tree.attach_child(A, first, second, _NO_WORDS)

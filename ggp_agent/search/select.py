@@ -60,7 +60,7 @@ def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table):
         if n == 0:
             return INFINITY
         return w / n + P[P_C] * math.sqrt(log_visits / n)
-    code = A.edge_code[e]
+    code = A.edge_feat[e]
     tracked = amaf_table >= 0 and code < A.amaf_n.shape[1]
     n_amaf = 0
     w_amaf = 0.0

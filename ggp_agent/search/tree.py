@@ -9,7 +9,7 @@ descent stops and says what it needs:
 
 - `NEED_EXPAND`: the node at the end of the path has no edges yet; the caller
   puts every role's legal codes in `A.legal`/`A.legal_count` and calls `expand`.
-- `NEED_CHILD`: the joint move in `A.path_code[depth]` leads to a state the
+- `NEED_CHILD`: the joint move in `A.path_move[depth]` leads to a state the
   tree does not link yet; the caller computes it and calls `attach_child`
   (which finds it in the transposition table or adds it).
 - `AT_END`: the path ends in a terminal or proven node (its goals are exact).
@@ -81,6 +81,33 @@ def register_code(A, code, role):
         A.code_role[code] = role
         if code >= A.counters[C_CODES]:
             A.counters[C_CODES] = code + 1
+
+
+@kernel
+def effect_code(A, role, before, after):
+    """The statistics code of a role's move that turned state `before` into
+    `after` (uint64 words): its effect on the fluents that depend on moves
+    (`A.dynamic`), interned on first sight. -1 when the table is full (the
+    caller keeps the move code)."""
+    h = mix64(np.uint64(role + 1) * _K1 ^ np.uint64(0x6A09E667F3BCC909))
+    for w in range(A.dynamic.shape[0]):
+        h = mix64(h ^ (((before[w] ^ after[w]) & A.dynamic[w]) + _K1 * np.uint64(w + 1)))
+    if h == np.uint64(0):
+        h = np.uint64(1)
+    mask = A.effect_key.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    while A.effect_key[i] != np.uint64(0):
+        if A.effect_key[i] == h:
+            return A.effect_code[i]
+        i = (i + 1) & mask
+    code = A.counters[C_CODES]
+    if code >= A.code_role.shape[0] or (code + 1) * 2 > A.effect_key.shape[0]:
+        return -1
+    A.counters[C_CODES] = code + 1
+    A.code_role[code] = role
+    A.effect_key[i] = h
+    A.effect_code[i] = code
+    return code
 
 
 @kernel
@@ -174,6 +201,7 @@ def expand(A, node):
         A.node_edges[node, r] = e
         for _ in range(A.legal_count[r]):
             A.edge_code[e] = A.legal[k]
+            A.edge_feat[e] = A.legal[k]
             A.edge_n[e] = 0
             A.edge_w[e] = 0.0
             A.edge_child[e] = -1
@@ -332,11 +360,12 @@ def descend(A, P, rng):
         for r in range(roles):
             e = choose_edge(A, P, node, r, amaf_ref, perm_ref, rng, solver and many == 1 and r == key_role)
             A.path_edge[depth, r] = e
-            code = A.edge_code[e]
+            A.path_move[depth, r] = A.edge_code[e]
+            feature = A.edge_feat[e]
             if A.node_edges[node, r + 1] - A.node_edges[node, r] > 1:
-                A.path_code[depth, r] = code
+                A.path_code[depth, r] = feature
             else:
-                A.path_code[depth, r] = ~code
+                A.path_code[depth, r] = ~feature
         child = find_child(A, node, depth)
         if child < 0:
             return NEED_CHILD
@@ -506,16 +535,22 @@ def root_child(A, joint_codes):
 
 @kernel
 def root_choice_codes(A, joint_codes, out):
-    """The codes of a joint move that were a choice at the root (into out);
-    returns how many, or -1 when the root has no edges (unknown)."""
+    """The statistics codes of a joint move (move codes, one per role) that were
+    a choice at the root (into out); returns how many, or -1 when the root has
+    no edges (unknown)."""
     root = A.counters[C_ROOT]
     if (A.node_flags[root] & EXPANDED) == 0:
         return -1
     n = 0
     for r in range(A.node_edges.shape[1] - 1):
-        if A.node_edges[root, r + 1] - A.node_edges[root, r] > 1:
-            out[n] = joint_codes[r]
-            n += 1
+        lo = A.node_edges[root, r]
+        hi = A.node_edges[root, r + 1]
+        if hi - lo > 1:
+            for e in range(lo, hi):
+                if A.edge_code[e] == joint_codes[r]:
+                    out[n] = A.edge_feat[e]
+                    n += 1
+                    break
     return n
 
 
@@ -644,6 +679,7 @@ def collect_garbage(A):
         for e in range(lo, A.node_edges[node, roles]):
             d = e - shift
             A.edge_code[d] = A.edge_code[e]
+            A.edge_feat[d] = A.edge_feat[e]
             A.edge_n[d] = A.edge_n[e]
             A.edge_w[d] = A.edge_w[e]
             child = A.edge_child[e]

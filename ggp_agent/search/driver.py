@@ -8,8 +8,9 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
   `batch_seconds` so that a root change or a stop waits at most that long;
 - the arena is sized at START from a memory cap, free memory and the clocks
   (`arena.plan_capacity`) and never grows; when a pool fills the search keeps
-  going on the tree it has, and a root change collects what the new root no
-  longer reaches once the arena is more than half full;
+  going on the tree it has, and after a root change, once the arena is more
+  than half full, the worker collects what the new root no longer reaches
+  (before its next batch: the root change itself stays quick);
 - tree reuse: the root moves to the child of the reported joint move when the
   tree holds it (else to the state's node, found by its hash, or a new one),
   and MCPS keeps only the window playouts that contain the moves played;
@@ -102,6 +103,7 @@ class TreeSearch:
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
         self._batch = 8
         self._stats_at = 0.0
+        self._collect_pending = False
         self._think_seconds = 0.0
         self._root_since = time.monotonic()
         self._total_iterations = 0
@@ -188,11 +190,15 @@ class TreeSearch:
                 child = runner.root_node(A, P, state)
             if child >= 0:
                 tree.set_root(A, P, child)
-            if child < 0 or A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
+            else:  # no room even for the new root: start afresh now
+                self._collect(child, state)
+            if A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
                     or A.counters[C_EDGES] * 2 > A.edge_code.shape[0] \
                     or A.counters[C_AMAF] * 2 > A.amaf_n.shape[0] \
                     or A.counters[C_PERM] * 2 > A.perm_n.shape[0]:
-                self._collect(child, state)
+                # Collected by the worker, not here: the player is waiting for
+                # this call, and a collection of a big arena takes a while.
+                self._collect_pending = True
             tree.reset_counters(A)
             self._think_seconds = 0.0
             self._root_since = time.monotonic()
@@ -250,6 +256,7 @@ class TreeSearch:
         benchmarks, the fixed-iteration checks). Returns how many ran."""
         done = 0
         with self._lock:
+            self._collect_if_pending()
             while done < iterations:
                 ran = self._runner.run(self.arena, self._packed, min(4096, iterations - done))
                 done += ran
@@ -263,6 +270,7 @@ class TreeSearch:
         deadline = time.perf_counter() + seconds
         done = 0
         with self._lock:
+            self._collect_if_pending()
             while time.perf_counter() < deadline:
                 began = time.perf_counter()
                 ran = self._runner.run(self.arena, self._packed, self._batch)
@@ -272,6 +280,11 @@ class TreeSearch:
                     break
             self._total_iterations += done
         return done
+
+    def _collect_if_pending(self) -> None:
+        if self._collect_pending:
+            self._collect(int(self.arena.counters[C_ROOT]), None)
+            self._collect_pending = False
 
     def collect_now(self, state: State, reset: bool = False) -> None:
         """Collect garbage now (or, with `reset`, start a fresh tree at `state`)."""
@@ -285,6 +298,12 @@ class TreeSearch:
         while not self._stopping.is_set():
             if self._want_lock.is_set():
                 time.sleep(0.0002)
+                continue
+            if self._collect_pending:
+                with self._lock:
+                    if self._collect_pending:
+                        self._collect(int(self.arena.counters[C_ROOT]), None)
+                        self._collect_pending = False
                 continue
             if not self._thinking:
                 self._wake.wait(0.05)
@@ -343,9 +362,10 @@ class TreeSearch:
         target = int(min(20_000, max(1, rate * self.batch_seconds)))
         self._batch = min(target, 2 * self._batch)
 
-    def _collect(self, root: int, state: State) -> None:
+    def _collect(self, root: int, state: Optional[State]) -> None:
         """Free what the new root cannot reach (mark and slide, `tree.collect_garbage`)."""
         A = self.arena
+        began = time.perf_counter()
         before = int(A.counters[C_NODES])
         if root < 0:
             # The arena had no room even for the new root: start afresh.
@@ -358,7 +378,8 @@ class TreeSearch:
             kept = int(tree.collect_garbage(A))
             self._runner.after_collection(A, kept)
         self._collections += 1
-        log.info("search %s: collected the tree, %d of %d nodes kept", self.name, kept, before)
+        log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
+                 time.perf_counter() - began, kept, before)
 
     def _best_move_locked(self) -> Optional[Term]:
         A = self.arena

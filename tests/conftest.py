@@ -6,13 +6,16 @@ developers' machines and in CI, not in a user's clone: tests that need it skip.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 GAMES = REPOSITORY / "gdl_games"
-SHARED = REPOSITORY.parent / "shared"
+#: ../shared next to the repository; GGP_SHARED points elsewhere (a git worktree
+#: lives in another folder than the clone it belongs to).
+SHARED = Path(os.environ.get("GGP_SHARED", REPOSITORY.parent / "shared"))
 CORPUS = SHARED / "gdl-corpus"
 
 

@@ -7,6 +7,7 @@ that started it; nothing talks to any other address.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from dataclasses import dataclass
@@ -19,8 +20,9 @@ from ggp_agent.server import start_server
 REPO = Path(__file__).resolve().parents[1]
 GAMES = REPO / "gdl_games"
 TICTACTOE = GAMES / "tictactoe.kif"
-#: ../shared next to the repository (absent in a user's clone: tests skip).
-SHARED = REPO.parent / "shared"
+#: ../shared next to the repository (absent in a user's clone: tests skip);
+#: GGP_SHARED points elsewhere (as in conftest.py).
+SHARED = Path(os.environ.get("GGP_SHARED", REPO.parent / "shared"))
 
 
 class ServerThread:

@@ -110,7 +110,7 @@ def _refuse_size(request: web.Request, size: int, limit: int) -> web.Response:
     return response
 
 
-async def _dispatch(request: web.Request, text: str, received: float) -> web.Response:
+async def _dispatch(request: web.Request, text: str, received: float) -> web.StreamResponse:
     player = request.app[PLAYER_KEY]
     try:
         if len(text) > _PARSE_INLINE_LIMIT:
@@ -125,7 +125,28 @@ async def _dispatch(request: web.Request, text: str, received: float) -> web.Res
     except Exception as error:  # a bug of ours: answer, log, keep serving
         log.exception("error while handling a message from %s", request.remote)
         return _reply(_one_line(f"internal error: {type(error).__name__}: {error}"), status=500)
-    return _reply(reply)
+    return await _send(request, _reply(reply), message, player)
+
+
+async def _send(request: web.Request, response: web.Response, message, player: Player) -> web.StreamResponse:
+    """Write the reply now, and tell the player when it went out or that it could not.
+
+    The player measures its lateness against the moment the bytes reach the
+    socket, not the moment it chose the move; and a manager that closed the
+    connection before reading (a dropped reply) is worth a line in the log.
+    """
+    delivered = True
+    try:
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            raise ConnectionResetError("the connection is closed")
+        await response.prepare(request)
+        await response.write_eof()
+    except (ConnectionError, RuntimeError) as error:  # aiohttp raises either on a closed transport
+        delivered = False
+        log.debug("reply to %s not delivered: %s", request.remote, error)
+    player.reply_sent(message, time.monotonic(), delivered)
+    return response
 
 
 def _stats_html(stats: Optional[dict]) -> str:

@@ -323,7 +323,10 @@ class Player:
         machine = self._engine_factory(game)
         try:
             state = machine.initial_state()
-            legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role_index))
+            terminal = machine.is_terminal(state)
+            legal = () if terminal else tuple(machine.legal_moves(state, role_index))
+            if not terminal and not legal:  # no reply could ever be legal: decline the match
+                raise MatchError(f"role {match.start.role} has no legal move in the initial state (a broken game)")
             match.role_index, match.roles, match.machine = role_index, tuple(game.roles), machine
             match.state, match.legal_now = state, legal
             match.fallback = self._rng.choice(legal) if legal else None
@@ -515,6 +518,10 @@ class Player:
         legal = match.legal_now
         if len(legal) == 1:
             return legal[0], "forced", {}
+        if not legal:
+            log.error("match=%s: our role has no legal move in a state that is not terminal (a broken game); "
+                      "replying nil", match.match_id)
+            return None, "none", {}
         if not match.search_current:
             return match.fallback, "fallback", {}
         patience = max(0.01, min(0.25, (hard_limit - time.monotonic()) / 2))

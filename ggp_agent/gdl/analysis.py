@@ -40,6 +40,9 @@ class DependencyGraph:
     members: dict[int, frozenset[RelationKey]] = field(default_factory=dict)
     #: relations on a cycle (including self-loops): the recursive ones
     recursive: frozenset[RelationKey] = frozenset()
+    #: relations on a cycle of positive edges only: SLD resolution can loop on
+    #: these, so the reasoner tables them (a cycle through `not` alone cannot)
+    positively_recursive: frozenset[RelationKey] = frozenset()
     #: relations whose value depends on `true` or `does`, directly or not
     state_dependent: frozenset[RelationKey] = frozenset()
     #: relations whose value depends on `does`
@@ -54,6 +57,7 @@ class DependencyGraph:
 def build_dependency_graph(rules: tuple[Rule, ...]) -> DependencyGraph:
     """The graph of plain (or-free) rules."""
     graph = DependencyGraph()
+    positive_edges: dict[RelationKey, dict[RelationKey, bool]] = {}
     for rule in rules:
         head = relation_key(rule.head)
         graph.relations.add(head)
@@ -66,7 +70,15 @@ def build_dependency_graph(rules: tuple[Rule, ...]) -> DependencyGraph:
             graph.relations.add(body)
             negative = not is_positive_sentence(literal)
             edges[body] = edges.get(body, False) or negative
+            if not negative:
+                positive_edges.setdefault(head, {})[body] = False
     _strongly_connected_components(graph)
+    positive_only = DependencyGraph(
+        relations=set(graph.relations),
+        depends_on=positive_edges,
+    )
+    _strongly_connected_components(positive_only)
+    graph.positively_recursive = positive_only.recursive
     graph.state_dependent = _reaching(graph, STATE_RELATIONS)
     graph.move_dependent = _reaching(graph, {("does", 2)})
     cycles = []

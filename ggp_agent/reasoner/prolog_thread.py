@@ -1,0 +1,95 @@
+"""The one thread that talks to SWI-Prolog.
+
+pyswip keeps one engine with a global query flag, and Prolog's foreign interface
+is per thread, so every Prolog call in the process goes through this thread: the
+caller submits a function and waits for its result. Calls from the server's event
+loop, the search worker and the tests therefore serialize here instead of racing.
+ctypes releases the GIL while Prolog runs, so Python threads keep working.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Callable, Optional, TypeVar
+
+from . import swipl
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+RUNTIME_FILE = Path(__file__).with_name("gdl_runtime.pl")
+
+#: Prolog stack limit (all stacks together), MiB; env GGP_PROLOG_STACK_MB.
+STACK_LIMIT_MB = int(os.environ.get("GGP_PROLOG_STACK_MB", "1024"))
+#: Space for answer tables, MiB; env GGP_PROLOG_TABLE_MB.
+TABLE_SPACE_MB = int(os.environ.get("GGP_PROLOG_TABLE_MB", "1024"))
+
+
+class PrologThread:
+    """A daemon thread that owns SWI-Prolog; `call(fn, ...)` runs fn on it."""
+
+    _instance: Optional["PrologThread"] = None
+    _instance_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self._jobs: "queue.SimpleQueue[tuple[Callable, tuple, Future]]" = queue.SimpleQueue()
+        self._ready: Future = Future()
+        self._thread = threading.Thread(target=self._run, name="prolog", daemon=True)
+        self._thread.start()
+        self._ready.result()
+
+    @classmethod
+    def instance(cls) -> "PrologThread":
+        """The process-wide Prolog thread, started on first use."""
+        with cls._instance_lock:
+            if cls._instance is None:
+                cls._instance = PrologThread()
+            return cls._instance
+
+    def call(self, function: Callable[..., T], *args: Any) -> T:
+        """Run `function(*args)` on the Prolog thread and return its result.
+
+        Called from the Prolog thread itself, it runs inline (no deadlock).
+        """
+        if threading.current_thread() is self._thread:
+            return function(*args)
+        future: Future = Future()
+        self._jobs.put((function, args, future))
+        return future.result()
+
+    def _run(self) -> None:
+        try:
+            swipl.initialize()
+            from .prolog_query import call_predicate, consult_runtime  # needs the API bound
+
+            consult_runtime(RUNTIME_FILE)
+            call_predicate(
+                "ggp_runtime", "configure",
+                [
+                    lambda ref: swipl.api.put_int64(ref, STACK_LIMIT_MB * 1024 * 1024),
+                    lambda ref: swipl.api.put_int64(ref, TABLE_SPACE_MB * 1024 * 1024),
+                ],
+            )
+        except BaseException as error:  # noqa: BLE001 - reported to the waiter
+            self._ready.set_exception(error)
+            return
+        self._ready.set_result(True)
+        while True:
+            function, args, future = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(function(*args))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller
+                future.set_exception(error)
+
+
+def on_prolog_thread(function: Callable[..., T], *args: Any) -> T:
+    """Shorthand for `PrologThread.instance().call(function, *args)`."""
+    return PrologThread.instance().call(function, *args)

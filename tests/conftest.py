@@ -1,0 +1,60 @@
+"""Shared fixtures: where the project's games and the external test data live.
+
+`../shared` (real GDL games, oracle traces, protocol captures) exists on the
+developers' machines and in CI, not in a user's clone: tests that need it skip.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+GAMES = REPOSITORY / "gdl_games"
+SHARED = REPOSITORY.parent / "shared"
+CORPUS = SHARED / "gdl-corpus"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared, or a skip when that folder is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared holds external test data)")
+    return path
+
+
+def corpus_games() -> list[str]:
+    """Names of the corpus games (empty when ../shared is absent)."""
+    folder = CORPUS / "games"
+    return sorted(p.stem for p in folder.glob("*.kif")) if folder.exists() else []
+
+
+def engine_names() -> list[str]:
+    from ggp_agent.engines import ENGINES
+
+    return sorted(ENGINES)
+
+
+@pytest.fixture(params=engine_names())
+def engine(request):
+    """Each engine's name in turn: the state-machine suite runs against all of them."""
+    return request.param
+
+
+@pytest.fixture
+def machine_for(engine):
+    """Build a state machine of the current engine from KIF text or a path; closes it after."""
+    from ggp_agent.engines import make_state_machine
+    from ggp_agent.gdl import load_game
+
+    made = []
+
+    def build(source):
+        machine = make_state_machine(engine, load_game(source))
+        made.append(machine)
+        return machine
+
+    yield build
+    for machine in made:
+        machine.close()

@@ -1,0 +1,108 @@
+"""Rules from the network are data: Prolog syntax in symbols executes nothing,
+and runaway recursion ends in a clear error, not a hang."""
+
+import os
+
+import pytest
+
+from ggp_agent.gdl import load_game, parse_term
+from ggp_agent.reasoner import ReasonerError
+from ggp_agent.reasoner.prolog_machine import PrologStateMachine
+
+
+def prolog_syntax_game(marker: str) -> str:
+    """A game whose symbols are Prolog built-ins and Prolog syntax."""
+    return f"""
+    (role 'o''neil')
+    (role halt)
+    (succ 1 2) (succ 2 3)
+    (<= (is ?x ?y) (succ ?x ?y))
+    (<= (length ?x) (succ ?x ?y))
+    (init (step 1))
+    (init (shell touch {marker}))
+    (init (:- (assertz (pwned)) true))
+    (<= (legal 'o''neil' (call ?x)) (true (step ?x)))
+    (<= (legal 'o''neil' (a,b "c" [] {{}} |)) (true (step ?x)))
+    (<= (legal halt (consult {marker})) (true (step ?x)) (length ?x))
+    (<= (legal halt halt) (true (step ?x)))
+    (<= (next (step ?y)) (true (step ?x)) (is ?x ?y))
+    (<= (next (shell ?a ?b)) (true (shell ?a ?b)))
+    (<= (next (:- ?a ?b)) (true (:- ?a ?b)))
+    (<= shell (true (step 3)))
+    (<= terminal shell)
+    (<= (goal ?r 100) (role ?r))
+    """
+
+
+def test_prolog_syntax_in_symbols_plays_as_plain_gdl(tmp_path):
+    marker = tmp_path / "pwned"
+    with PrologStateMachine(load_game(prolog_syntax_game(str(marker)))) as machine:
+        assert [str(r) for r in machine.roles] == ["'o''neil'", "halt"]
+        state = machine.initial_state()
+        assert "(:- (assertz pwned) true)" in {str(f) for f in state}
+        assert [str(m) for m in machine.legal_moves(state, 0)] == ['(a,b "c" [] {} |)', "(call 1)"]
+        assert [str(m) for m in machine.legal_moves(state, 1)] == [f"(consult {marker})", "halt"]
+        state = machine.next_state(state, (parse_term("(call 1)"), parse_term(f"(consult {marker})")))
+        state = machine.next_state(state, (parse_term('(a,b "c" [] {} |)'), parse_term("halt")))
+        assert machine.is_terminal(state)
+        assert machine.goal_values(state) == (100, 100)
+    assert not marker.exists()
+    assert os.getpid()  # the process is still here: `halt` halted nothing
+
+
+LEFT_RECURSION = """
+(role r)
+(edge a b) (edge b c) (edge c a)
+(<= (path ?x ?y) (path ?x ?z) (edge ?z ?y))
+(<= (path ?x ?y) (edge ?x ?y))
+(init (at a))
+(<= (legal r (go ?y)) (true (at ?x)) (path ?x ?y))
+(<= (next (at ?y)) (does r (go ?y)))
+(<= (next done) (true (at c)))
+(<= terminal (true done))
+(goal r 100)
+"""
+
+
+def test_left_recursion_over_a_cycle_terminates():
+    with PrologStateMachine(load_game(LEFT_RECURSION)) as machine:
+        state = machine.initial_state()
+        assert [str(m) for m in machine.legal_moves(state, 0)] == ["(go a)", "(go b)", "(go c)"]
+        state = machine.next_state(state, (parse_term("(go c)"),))
+        assert [str(m) for m in machine.legal_moves(state, 0)] == ["(go a)", "(go b)", "(go c)"]
+
+
+RUNAWAY = """
+(role r)
+(nat 0)
+(<= (nat (s ?x)) (nat ?x))
+(init go)
+(legal r wait)
+(<= terminal (nat ?x) (true never))
+(goal r 0)
+"""
+
+
+def test_runaway_recursion_raises_a_clear_error_and_the_engine_survives():
+    with PrologStateMachine(load_game(RUNAWAY), query_time_limit=1.0) as machine:
+        with pytest.raises(ReasonerError) as error:
+            machine.is_terminal(machine.initial_state())
+        assert "time limit" in str(error.value) or "resource" in str(error.value)
+        assert [str(m) for m in machine.legal_moves(machine.initial_state(), 0)] == ["wait"]
+    with PrologStateMachine(load_game(LEFT_RECURSION)) as other:
+        assert len(other.legal_moves(other.initial_state(), 0)) == 3
+
+
+def test_games_are_isolated_from_each_other():
+    one = PrologStateMachine(load_game("(role r) (init a) (legal r x) (<= terminal (true b)) (goal r 1) (p 1)"))
+    two = PrologStateMachine(load_game("(role r) (init b) (legal r y) (<= terminal (true b)) (goal r 2) (p 2)"))
+    try:
+        assert [str(m) for m in one.legal_moves(one.initial_state(), 0)] == ["x"]
+        assert [str(m) for m in two.legal_moves(two.initial_state(), 0)] == ["y"]
+        assert not one.is_terminal(one.initial_state())
+        assert two.is_terminal(two.initial_state())
+    finally:
+        one.close()
+        two.close()
+    with pytest.raises(ReasonerError, match="closed"):
+        one.initial_state()

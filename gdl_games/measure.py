@@ -43,8 +43,8 @@ class PlayoutStats:
     lengths: list[int] = field(default_factory=list)
     #: legal joint moves (product over roles) of every non-terminal state visited
     joint_branching: list[int] = field(default_factory=list)
-    #: legal moves of every role that had a real choice (more than one move) or
-    #: was the only one to move, per non-terminal state
+    #: legal moves of the role with the most choices, per non-terminal state:
+    #: the mover's moves in an alternating game (the others only have noop)
     mover_branching: list[int] = field(default_factory=list)
     outcomes: Counter = field(default_factory=Counter)
     seconds: float = 0.0
@@ -55,6 +55,10 @@ class PlayoutStats:
 
     @property
     def mean_branching(self) -> float:
+        return statistics.fmean(self.mover_branching)
+
+    @property
+    def mean_joint_branching(self) -> float:
         return statistics.fmean(self.joint_branching)
 
 
@@ -82,7 +86,7 @@ def random_matches(machine, matches: int, seed: int = 0, max_steps: int = 10_000
             for moves in legal:
                 joint *= len(moves)
             stats.joint_branching.append(joint)
-            stats.mover_branching.extend(len(m) for m in legal if len(m) > 1 or len(legal) == 1)
+            stats.mover_branching.append(max(len(moves) for moves in legal))
             state = machine.next_state(state, tuple(rng.choice(moves) for moves in legal))
             steps += 1
         stats.lengths.append(steps)
@@ -99,6 +103,9 @@ class GroundSize:
 
     atoms: dict[tuple[str, int], int]
     instances: dict[tuple[str, int], int]
+    #: the ground fluents of `base` and the (role, move) pairs of `input`
+    base: frozenset = frozenset()
+    inputs: frozenset = frozenset()
 
     @property
     def total_atoms(self) -> int:
@@ -183,9 +190,13 @@ def relaxed_grounding(game: ValidatedGame) -> GroundSize:
                         return
                 results.append(bindings)
                 return
-            # Most-bound literal first keeps the joins small.
+            # Most-bound literal first keeps the joins small: the most ground
+            # arguments (those can use an index), then the fewest free variables.
             def boundness(lit):
-                return -sum(1 for a in _args(lit) if not isinstance(_substitute(a, bindings), Variable))
+                args = [_substitute(a, bindings) for a in _args(lit)]
+                ground = sum(1 for a in args if next(_variables_in(a), None) is None)
+                free = len({v for a in args for v in _variables_in(a)})
+                return (-ground, free)
             remaining = sorted(remaining, key=boundness)
             literal, rest = remaining[0], remaining[1:]
             key = relation_key(literal)
@@ -223,7 +234,9 @@ def relaxed_grounding(game: ValidatedGame) -> GroundSize:
     atoms = {key: len(values) for key, values in known.items() if key in dependent}
     counted = {key: len(values) for key, values in instances.items()
                if key in dependent and key not in (("true", 1), ("does", 2))}
-    return GroundSize(atoms, counted)
+    base = frozenset(args[0] for args in known[("base", 1)])
+    inputs = frozenset(known[("input", 2)])
+    return GroundSize(atoms, counted, base, inputs)
 
 
 def _variables_in(term):
@@ -257,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     factory = None if options.ground_only else default_machine_factory()
     print("| game | roles | ground atoms | ground rules | matches | length (mean, min-max) "
-          "| branching (mean joint moves) | outcomes | seconds |")
+          "| branching (mover) | branching (joint) | outcomes (goals: matches) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for path in game_files(options.games):
         game = load_game(path)
@@ -276,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                              for goals, count in stats.outcomes.most_common(4))
         print(f"| {path.stem} | {roles} | {size.total_atoms} | {size.total_instances} "
               f"| {stats.matches} | {stats.mean_length:.1f} ({min(stats.lengths)}-{max(stats.lengths)}) "
-              f"| {stats.mean_branching:.1f} | {outcomes} | {stats.seconds:.1f} |", flush=True)
+              f"| {stats.mean_branching:.1f} | {stats.mean_joint_branching:.1f} | {outcomes} |",
+              flush=True)
     return 0
 
 

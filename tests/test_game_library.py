@@ -42,8 +42,17 @@ measure = _load_script("measure")
 _machines: dict = {}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _close_machines():
+    """Close the shared engines when this module's tests are done: an engine
+    left open until interpreter shutdown can hang the process in `__del__`."""
+    yield
+    while _machines:
+        _machines.popitem()[1].close()
+
+
 def machine(name: str):
-    """The Prolog engine for `gdl_games/<name>.kif`, built once per test session."""
+    """The Prolog engine for `gdl_games/<name>.kif`, built once per test module."""
     if name not in _machines:
         from ggp_agent.reasoner.prolog_machine import PrologStateMachine
         _machines[name] = PrologStateMachine.from_file(GAMES_DIR / f"{name}.kif")
@@ -187,22 +196,30 @@ def _base_input_params():
 
 
 @pytest.mark.parametrize("name", _base_input_params())
-def test_states_stay_within_base_and_moves_within_input(name):
+def test_states_stay_within_base_and_moves_within_input(name, caplog):
     """`base` and `input` must list every fluent and move that can occur: a
-    propnet builder takes them as the propositions and the inputs."""
+    propnet builder takes them as the propositions and the inputs. Every role
+    must also have exactly one goal value in every state (the engine logs a
+    warning otherwise; a fresh engine, because it logs each problem once)."""
+    from ggp_agent.reasoner.prolog_machine import PrologStateMachine
+
     size = measure.relaxed_grounding(load_game(GAMES_DIR / f"{name}.kif"))
-    game = machine(name)
+    game = PrologStateMachine.from_file(GAMES_DIR / f"{name}.kif")
     rng = random.Random(name)
+    caplog.set_level("WARNING")
     for _ in range(3):
         state = game.initial_state()
         while True:
             assert state <= size.base, sorted(map(str, state - size.base))
+            game.goal_values(state)
             if game.is_terminal(state):
                 break
             legal = [game.legal_moves(state, role) for role in range(len(game.roles))]
             for role, moves in zip(game.roles, legal):
                 assert {(role, m) for m in moves} <= size.inputs
             state = game.next_state(state, tuple(rng.choice(moves) for moves in legal))
+    game.close()
+    assert [record.getMessage() for record in caplog.records] == []
 
 
 # --------------------------------------------------------------------------- tic-tac-toe

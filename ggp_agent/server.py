@@ -172,6 +172,15 @@ def _stats_html(stats: Optional[dict]) -> str:
     return text
 
 
+def _timing_html(timing: Optional[dict]) -> str:
+    """The safety margin in force and the lateness it answers to."""
+    if not timing:
+        return ""
+    return (f"<p>Safety margin now <b>{timing['margin_now']:.3f} s</b> (base {timing['base_margin']:g} s; "
+            f"replies lately {timing['lateness']:.3f} s later than planned, at worst "
+            f"{timing['worst_lateness']:.3f} s, over {timing['replies_measured']} replies).</p>")
+
+
 def status_page(status: dict) -> str:
     """The human-readable page at `GET /`: matches in progress and the last ones."""
     esc = html.escape
@@ -235,6 +244,7 @@ code {{ font-size: 0.9em; }}
 <p>Search <b>{esc(status['search'])}</b>, engine <b>{esc(status['engine'])}</b>,
 up to {status['max_matches']} match(es) at once, {status['messages_handled']} messages handled.
 This page refreshes every 2 s; <a href="/status.json">as JSON</a>.</p>
+{_timing_html(status.get('timing'))}
 <h2>Matches in progress</h2>
 {match_rows(status['matches'], finished=False)}
 <h2>Finished matches</h2>

@@ -71,6 +71,7 @@ def test_left_recursion_over_a_cycle(agent):
     still_serving(agent)
 
 
+@pytest.mark.slow
 def test_rules_that_ground_to_millions_of_instances(agent):
     path = CORPUS / "games" / "ruleDepthExponential.kif"
     if not path.exists():

@@ -511,3 +511,38 @@ def test_effect_codes_over_prolog_fall_back_to_move_codes(tictactoe_prolog):
     assert search.params.codes == "moves"
     search.search(100)
     assert search.best_move() in tictactoe_prolog.legal_moves(tictactoe_prolog.initial_state(), 0)
+
+
+#: A self-loop ((go a) from (at a) stays put) next to a two-step win: every
+#: state is worth 100, so the root is proven at once, and a solver that took
+#: any proven child would walk the loop forever.
+CYCLE = """
+(role r)
+(edge a b) (edge b c) (edge c a)
+(<= (path ?x ?y) (path ?x ?z) (edge ?z ?y))
+(<= (path ?x ?y) (edge ?x ?y))
+(init (at a))
+(<= (legal r (go ?y)) (true (at ?x)) (path ?x ?y))
+(<= (next (at ?y)) (does r (go ?y)))
+(<= (next done) (true (at c)))
+(<= terminal (true done))
+(goal r 100)
+"""
+
+
+@pytest.mark.parametrize("engine", ["propnet", "prolog"])
+def test_proven_lines_end_even_through_cycles(engine):
+    machine = make_state_machine(engine, load_game(CYCLE))
+    try:
+        state = machine.initial_state()
+        search = _search(machine, 0, state)
+        turns = 0
+        while not machine.is_terminal(state) and turns < 10:
+            search.search(200)
+            move = search.best_move()
+            state = machine.next_state(state, [move])
+            search.advance([move], state)
+            turns += 1
+        assert machine.is_terminal(state) and turns <= 3
+    finally:
+        machine.close()

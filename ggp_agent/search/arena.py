@@ -89,6 +89,7 @@ class Arena(NamedTuple):
     node_visits: np.ndarray  # int64[N]
     node_flags: np.ndarray   # uint8[N]
     node_goals: np.ndarray   # int16[N, R]
+    node_proof: np.ndarray   # int32[N]: a proven node's distance to the terminal state its proof ends in
     node_edges: np.ndarray   # int32[N, R + 1]
     node_amaf: np.ndarray    # int32[N]
     node_perm: np.ndarray    # int32[N]
@@ -282,6 +283,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "node_hash": ((n,), np.uint64), "node_check": ((n,), np.uint64),
         "node_words": ((n, n_words), np.uint64), "node_visits": ((n,), np.int64),
         "node_flags": ((n,), np.uint8), "node_goals": ((n, r), np.int16),
+        "node_proof": ((n,), np.int32),
         "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),
         "edge_code": ((e,), np.int32), "edge_n": ((e,), np.int32), "edge_w": ((e,), np.float64),
         "edge_child": ((e,), np.int32), "edge_feat": ((e,), np.int32),

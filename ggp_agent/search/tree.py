@@ -161,6 +161,7 @@ def new_node(A, h, check, words):
         A.node_words[node, w] = words[w]
     A.node_visits[node] = 0
     A.node_flags[node] = 0
+    A.node_proof[node] = 0
     for r in range(A.node_goals.shape[1]):
         A.node_goals[node, r] = 0
     for r in range(A.node_edges.shape[1]):
@@ -175,6 +176,7 @@ def new_node(A, h, check, words):
 def set_terminal(A, node, goals):
     """Mark a node terminal with its goal values (0..100 per role)."""
     A.node_flags[node] |= TERMINAL | PROVEN
+    A.node_proof[node] = 0
     for r in range(A.node_goals.shape[1]):
         A.node_goals[node, r] = goals[r]
 
@@ -470,6 +472,7 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
 @kernel
 def _prove(A, node, child):
     A.node_flags[node] |= PROVEN
+    A.node_proof[node] = A.node_proof[child] + 1
     A.counters[C_PROVEN] += 1
     for r in range(A.node_goals.shape[1]):
         A.node_goals[node, r] = A.node_goals[child, r]
@@ -503,12 +506,28 @@ def try_prove(A, node):
         if g >= best_goal:
             _prove(A, node, child)
             return True
-        if best < 0 or g > A.node_goals[best, role]:
+        if best < 0 or better_proof(A, role, child, best):
             best = child
     if all_proven and best >= 0:
         _prove(A, node, best)
         return True
     return False
+
+
+@kernel
+def better_proof(A, role, child, other):
+    """Whether proven `child` is a better choice than proven `other` for `role`:
+    a higher goal, or at an equal goal the shorter proof (a win comes sooner)
+    unless the goal is nothing (a loss comes later). Proof lengths make every
+    proven line end: a node's proof is one longer than the child's it rests on,
+    so following shortest wins (and the opponent's longest losses) never cycles."""
+    g = A.node_goals[child, role]
+    h = A.node_goals[other, role]
+    if g != h:
+        return g > h
+    if g > 0:
+        return A.node_proof[child] < A.node_proof[other]
+    return A.node_proof[child] > A.node_proof[other]
 
 
 # -- the root ---------------------------------------------------------------------------
@@ -576,16 +595,16 @@ def best_edge(A, role):
             child = A.edge_child[e]
             if child >= 0 and (A.node_flags[child] & PROVEN) != 0:
                 g = A.node_goals[child, role]
-                if g >= best_goal:
-                    return e
-                if g > proven_goal:
+                if proven_best < 0 or better_proof(A, role, child, A.edge_child[proven_best]):
                     proven_goal = g
                     proven_best = e
-                if g <= 0:
+                if g >= best_goal or g <= 0:
                     continue
         if A.edge_n[e] > best_n:
             best_n = A.edge_n[e]
             best = e
+    if proven_best >= 0 and proven_goal >= best_goal:
+        return proven_best  # the shortest proven win
     if best < 0:
         return proven_best if proven_best >= 0 else lo
     if proven_best >= 0 and best_n > 0:
@@ -724,6 +743,7 @@ def collect_garbage(A):
             A.node_visits[d] = A.node_visits[node]
             A.node_flags[d] = A.node_flags[node]
             A.node_goals[d, :] = A.node_goals[node, :]
+            A.node_proof[d] = A.node_proof[node]
             A.node_edges[d, :] = A.node_edges[node, :]
             A.node_amaf[d] = A.node_amaf[node]
             A.node_perm[d] = A.node_perm[node]

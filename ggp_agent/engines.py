@@ -39,10 +39,19 @@ def _auto(game: ValidatedGame, **options) -> StateMachine:
     from .propnet.machine import PropnetUnavailable
 
     try:
-        return _propnet(game, **options)
+        machine = _propnet(game, **options)
     except PropnetUnavailable as error:
         log.warning("no propnet for this game, using the Prolog engine: %s", error)
         return _prolog(game, **options)
+    state = machine.initial_state()
+    if not machine.is_terminal(state) and any(
+            not machine.legal_moves(state, role) for role in range(len(machine.roles))):
+        # A broken game: the manager will send `nil` for the role without a move,
+        # which the propnet cannot apply (it has no input for it); Prolog can.
+        log.warning("a role has no legal move in the initial state; using the Prolog engine")
+        machine.close()
+        return _prolog(game, **options)
+    return machine
 
 
 ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "auto": _auto}

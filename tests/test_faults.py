@@ -123,6 +123,7 @@ def _table_hungry_game(links: int = 1000) -> str:
 def test_prolog_out_of_table_space_mid_match(tmp_path):
     records = tmp_path / "records"
     with ServeProcess("--name", "starved", "--records", str(records), "--margin", "0.3",
+                      "--engine", "prolog", "--search", "mc",
                       log_path=tmp_path / "serve.log", env={"GGP_PROLOG_TABLE_MB": "8"}) as agent:
         seat = PlayerSpec("starved", address=PlayerAddress.parse(agent.address))
 
@@ -170,7 +171,8 @@ SLOW_STEP = "\n".join([
 
 
 def test_an_engine_behind_for_a_turn_answers_from_the_last_legal_moves_then_catches_up(tmp_path):
-    with ServerThread(name="behind", search="random", safety_margin=0.3, record_dir=tmp_path) as server:
+    with ServerThread(name="behind", search="random", engine="prolog", safety_margin=0.3,
+                      record_dir=tmp_path) as server:
         assert server.post(f"(START m.slow me ({SLOW_STEP}) 30 0.6)").text == "ready"
         replies = [server.post("(play m.slow nil)").text]
         for _ in range(11):

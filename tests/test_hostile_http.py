@@ -88,13 +88,20 @@ def test_a_start_whose_rules_do_not_parse(agent):
     for rules, reason in [
         ("((role r) (<= (legal r ?x) (true p)) (init p))", "unsafe variable ?x"),
         ("((role r) (init (p 1)) (init (p 1 2)))", "used with 1 and with 2 arguments"),
-        ("((role r) (legal r x) (<= p (not q)) (<= q (not p)) (<= terminal p))",  # endless under Prolog
-         "ran out of a bounded resource"),
         ("(42)", "declares no role"),
     ]:
         response = agent.post(f"(START m.invalid r {rules} 10 2)")
         assert (response.status, response.text) == (200, "busy")
         assert reason in agent.log()
+    # Unstratified negation: endless under Prolog (busy, out of a bounded
+    # resource); the propnet (engine auto) gives it a reading and plays it.
+    unstratified = "((role r) (legal r x) (<= p (not q)) (<= q (not p)) (<= terminal p))"
+    response = agent.post(f"(START m.unstratified r {unstratified} 10 2)")
+    assert response.status == 200 and response.text in ("busy", "ready")
+    if response.text == "busy":
+        assert "ran out of a bounded resource" in agent.log()
+    else:
+        assert agent.post("(ABORT m.unstratified)").text == "aborted"
     still_serving(agent)
 
 
@@ -133,7 +140,9 @@ def test_goal_values_outside_0_to_100(agent):
     record = play(agent, GOALS_OUT_OF_RANGE, roles=2, seat=1)
     assert_clean_match(record, 1, 1.0)
     assert record.goal_values == [100, 0]  # clamped by our controller's reasoner too
-    assert "outside 0..100; clamped" in agent.log()
+    # The log names the bad values: Prolog clamps them, the propnet (engine auto)
+    # ignores them (the two engines disagree on what a goal of 150 is worth).
+    assert "outside 0..100; clamped" in agent.log() or "is not a role's value in 0..100" in agent.log()
     still_serving(agent)
 
 

@@ -33,6 +33,7 @@
             ground_stats/3,
             ground_finish/5,
             ground_progress/1,
+            ground_slow_steps/1,
             ground_destroy/1
           ]).
 :- use_module(library(lists)).
@@ -67,7 +68,26 @@ where(Where) :-
 %   F before the next component starts.
 ground_answers(R, F, D, Components, MaxAnswers) :-
     forall(member(Component, Components),
-           component_answers(R, F, D, MaxAnswers, Component)).
+           timed(Component, component_answers(R, F, D, MaxAnswers, Component))).
+
+%   Steps that take more than 0.1 s of CPU are noted, for ground_slow_steps/1.
+timed(What, Goal) :-
+    statistics(cputime, T0),
+    call(Goal),
+    statistics(cputime, T1),
+    T is T1 - T0,
+    (   T > 0.1
+    ->  (   nb_current(ggp_ground_slow, Slow0) -> true ; Slow0 = [] ),
+        Seconds is round(T * 100) / 100,
+        nb_setval(ggp_ground_slow, [What-Seconds | Slow0])
+    ;   true
+    ).
+
+%!  ground_slow_steps(-Steps) is det.
+%   What-Seconds for the steps of the last grounding that took over 0.1 s.
+ground_slow_steps(Steps) :-
+    (   nb_current(ggp_ground_slow, Steps0) -> reverse(Steps0, Steps) ; Steps = [] ),
+    nb_setval(ggp_ground_slow, []).
 
 component_answers(R, F, _, MaxAnswers, plain(Relations)) :-
     forall(member(Name/Arity, Relations),
@@ -175,8 +195,9 @@ ground_finish(F, Dynamic, Wanted, limits(MaxInstances, NRules), Result) :-
     with_output_to(string(Text),
                    forall(between(1, NRules, Index),
                           ( where(rule(Index)),
-                            forall(F:'$inst'(Index, Head, Literals),
-                                   emit(Trie, Head, Literals, MaxInstances))
+                            timed(rule(Index),
+                                  forall(F:'$inst'(Index, Head, Literals),
+                                         emit(Trie, Head, Literals, MaxInstances)))
                           ))),
     flag(ggp_ground_instances, NInstances, NInstances),
     maplist(wanted_atoms(F, Trie), Wanted, WantedAtoms),

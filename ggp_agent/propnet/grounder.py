@@ -49,7 +49,7 @@ from ..reasoner.compile import order_body, predicate_name
 from ..reasoner.prolog_query import call_predicate, consult_runtime
 from ..reasoner.prolog_thread import PrologThread
 from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
-from .rules import Estimates, Factoring, canonical, prepare_rules
+from .rules import Estimates, Factoring, canonical, join_order, prepare_rules
 
 GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
 _MODULE = "ggp_grounder"
@@ -216,6 +216,11 @@ def _indicator(key: tuple[str, int]):
     return lambda ref: swipl.put_compound(ref, "/", [_atom(predicate_name(name)), _int(arity)])
 
 
+def _own(name: str, arity: int):
+    """The indicator of one of the grounder's own predicates ('$inst', '$sn0', '$snd')."""
+    return lambda ref: swipl.put_compound(ref, "/", [_atom(name), _int(arity)])
+
+
 def _list(fills):
     return lambda ref: swipl.put_list(ref, list(fills))
 
@@ -260,16 +265,19 @@ def _run(job: _Job):
             if sentence is not None:
                 relations.add(relation_key(sentence))
     dynamic = dynamic_relations(rules)
-    components, component_of, recursive = _components(rules, relations)
+    components, component_of, recursive = _components(rules, relations, dynamic)
     r, f, d = job.relaxed_module, job.facts_module, job.delta_module
     seminaive = {c for c in recursive if not _negative_inside(rules, components[c], dynamic)}
     tabled = [key for key in relations if component_of[key] in recursive - seminaive]
     indicators = [_indicator(k) for k in sorted(relations)]
-    _call(job, "ground_create", [_atom(r), _list(indicators + [_indicator(("$sn0", 2)), _indicator(("$snd", 2))]),
+    _call(job, "ground_create", [_atom(r), _list(indicators + [_own("$sn0", 2), _own("$snd", 2)]),
                                   _list(map(_indicator, tabled))], where="loading the rules")
-    _call(job, "ground_create", [_atom(f), _list(indicators + [_indicator(("$inst", 3))]), _list([])],
+    _call(job, "ground_create", [_atom(f), _list(indicators + [_own("$inst", 3)]), _list([])],
           where="loading the rules")
     _call(job, "ground_create", [_atom(d), _list(indicators), _list([])], where="loading the rules")
+
+    def is_static(key):
+        return key not in dynamic
 
     for rule in rules:
         head_key = relation_key(rule.head)
@@ -281,15 +289,15 @@ def _run(job: _Job):
                                    if is_positive_sentence(lit) and relation_key(lit) in members]
             if not recursive_positions:
                 _add_clause(job, r, lambda ref, rule=rule, body=body, c=component:
-                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None))
+                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None, is_static))
             for position in recursive_positions:
                 moved = [body[position]] + body[:position] + body[position + 1:]
                 _add_clause(job, r, lambda ref, rule=rule, moved=moved, c=component:
-                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d))
+                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d, is_static))
             continue
         local = component in recursive and (lambda key, c=component: component_of.get(key) == c)
         _add_clause(job, r, lambda ref, rule=rule, body=body, local=local:
-                    _put_plain_clause(ref, rule.head, body, f, local))
+                    _put_plain_clause(ref, rule.head, body, f, local, is_static))
     descriptors = []
     for c, members in enumerate(components):
         kind = "seminaive" if c in seminaive else "plain"
@@ -308,6 +316,7 @@ def _run(job: _Job):
     # -- factoring ---------------------------------------------------------------
     network_rules = [rule for rule in job.rules if relation_key(rule.head) in dynamic]
     aux_rules: list[Rule] = []
+    estimates = None
     if job.factor and network_rules:
         estimates = Estimates(_measure(job, f, network_rules))
         factoring = Factoring(estimates, lambda key: key not in dynamic)
@@ -322,7 +331,8 @@ def _run(job: _Job):
         _call(job, "ground_create", [_atom(f), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
         dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
         for rule in aux_rules:
-            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f, False))
+            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f,
+                                                                         False, lambda key: key not in dynamic))
         plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [_list([_indicator(k)])]) for k in aux_keys]
         _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(plain), _int(job.max_atoms)])
         network_rules = aux_rules + network_rules
@@ -330,7 +340,7 @@ def _run(job: _Job):
     network_rules = [rule for rule in network_rules if relation_key(rule.head) in dynamic]
     job.where_rules = tuple(network_rules)
     for index, rule in enumerate(network_rules, start=1):
-        _add_clause(job, f, lambda ref, rule=rule, index=index: _put_instance_clause(ref, rule, index, dynamic))
+        _add_clause(job, f, lambda ref, rule=rule, index=index: _put_instance_clause(ref, rule, index, dynamic, estimates))
 
     dynamic_order = sorted(key for key in relations if key in dynamic)
     wanted = [
@@ -358,12 +368,13 @@ def _run(job: _Job):
     )
 
 
-def _components(rules, relations):
-    """Strongly connected components of the relation graph, dependencies first."""
+def _components(rules, relations, dynamic):
+    """Strongly connected components of the relation graph of the relaxed
+    program (negations of state-dependent relations gone), dependencies first."""
     edges: dict[tuple, set] = {key: set() for key in relations}
     for rule in rules:
         head = relation_key(rule.head)
-        for literal in rule.body:
+        for literal in _relaxed_body(rule, dynamic):
             sentence = sentence_of(literal)
             if sentence is not None:
                 edges[head].add(relation_key(sentence))
@@ -442,6 +453,16 @@ def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[
         read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in swipl.get_list(refs + 2)],
     )
     return dict(zip(keys, rows))
+
+
+def slow_steps() -> list[str]:
+    """The steps of the last grounding that took more than 0.1 s of CPU (for profiling)."""
+    def run():
+        _ensure_loaded()
+        return call_predicate(_MODULE, "ground_slow_steps", [_var],
+                              read=lambda refs: [swipl.get_text(item).replace("gdl:", "") for item in swipl.get_list(refs)])
+
+    return PrologThread.instance().call(run)
 
 
 def _progress(job: _Job) -> str:
@@ -552,10 +573,10 @@ def _negative_inside(rules, members, dynamic) -> bool:
     return False
 
 
-def _put_plain_clause(ref: int, head, body: list, facts_module: str, local) -> None:
+def _put_plain_clause(ref: int, head, body: list, facts_module: str, local, is_static) -> None:
     """`Head :- Body` for R: goals read F's facts, except those on relations of
     the head's own (tabled) component."""
-    goals = order_body(Rule(head, tuple(body)))
+    goals = order_body(Rule(head, tuple(join_order(body, is_static))))
     modules = []
     for goal in goals:
         sentence = sentence_of(goal)
@@ -566,10 +587,12 @@ def _put_plain_clause(ref: int, head, body: list, facts_module: str, local) -> N
     _put_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), goals, modules)
 
 
-def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module) -> None:
+def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module,
+                       is_static) -> None:
     """`Tag(Component, Head) :- Body` for a semi-naive component; with a delta
     module, the first positive literal reads the previous round's new facts."""
-    goals = order_body(Rule(head, tuple(body)))
+    ordered = join_order(body, is_static, keep_first=delta_module is not None)
+    goals = order_body(Rule(head, tuple(ordered)))
     modules = []
     delta_pending = delta_module is not None
     for goal in goals:
@@ -587,11 +610,12 @@ def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, fac
     _put_clause(ref, put_head, goals, modules)
 
 
-def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset) -> None:
+def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset, estimates) -> None:
     """`'$inst'(Index, Head, Literals) :- Body` for F."""
     goals = []
     literals = []  # (negated, sentence)
-    for literal in order_body(rule):
+    ordered = join_order(list(rule.body), lambda key: key not in dynamic, estimates)
+    for literal in order_body(Rule(rule.head, tuple(ordered))):
         sentence = sentence_of(literal)
         if sentence is not None and relation_key(sentence) in dynamic:
             if isinstance(literal, Not):

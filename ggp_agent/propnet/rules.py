@@ -313,3 +313,44 @@ def _rule_key(head: Sentence, body: list[Literal]) -> str:
 def relation_of_literal(literal: Literal) -> Optional[tuple[str, int]]:
     sentence = sentence_of(literal)
     return None if sentence is None else relation_key(sentence)
+
+
+def join_order(body: list[Literal], is_static: Callable[[tuple[str, int]], bool],
+               estimates: Optional[Estimates] = None, keep_first: bool = False) -> list[Literal]:
+    """The body with its positive literals in a good order for bottom-up
+    enumeration (negations and `distinct` follow, for `order_body` to place).
+
+    Greedy: next the literal expected to match fewest facts given the
+    variables bound so far; with measurements that is size / product of the
+    bound variables' domains, without them the literal with the largest share
+    of bound variables (static relations first on ties: they are exact and
+    usually small). With `keep_first` the first positive literal stays first
+    (the delta literal of a semi-naive round).
+    """
+    positives = [literal for literal in body if is_positive_sentence(literal)]
+    others = [literal for literal in body if not is_positive_sentence(literal)]
+    ordered: list[Literal] = []
+    bound: set = set()
+    if keep_first and positives:
+        ordered.append(positives.pop(0))
+        bound.update(variables(ordered[0]))
+    while positives:
+        best_index, best_key = 0, None
+        for index, literal in enumerate(positives):
+            names = set(variables(literal))
+            free = names - bound
+            if estimates is not None:
+                measure = estimates.measure(literal)
+                expected = measure.size
+                for variable in names & bound:
+                    expected /= measure.domains.get(variable, 1.0)
+                key = (expected, len(free), index)
+            else:
+                share = 1.0 if not names else len(names & bound) / len(names)
+                key = (-share, not is_static(relation_key(literal)), len(free), index)
+            if best_key is None or key < best_key:
+                best_index, best_key = index, key
+        chosen = positives.pop(best_index)
+        ordered.append(chosen)
+        bound.update(variables(chosen))
+    return ordered + others

@@ -106,3 +106,37 @@ def test_games_are_isolated_from_each_other():
         two.close()
     with pytest.raises(ReasonerError, match="closed"):
         one.initial_state()
+
+
+GROWING = "(role r) (init (c 0)) (<= (next (c (f ?x ?x))) (true (c ?x))) (legal r wait) (<= terminal (true never)) (goal r 0)"
+
+
+def test_exhausted_prolog_stack_is_a_resource_error(tmp_path):
+    """In a child process with a 64 MiB stack: terms that double each step overflow it."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "grow.py"
+    script.write_text(
+        "from ggp_agent.reasoner.prolog_machine import PrologStateMachine\n"
+        "from ggp_agent.reasoner import ReasonerResourceError\n"
+        f"m = PrologStateMachine.from_text({GROWING!r})\n"
+        "try:\n"
+        "    m.random_playout(m.initial_state(), max_steps=60)\n"
+        "except ReasonerResourceError as error:\n"
+        "    print('resource error:', str(error)[:80])\n"
+        "print('still answering:', m.legal_moves(m.initial_state(), 0))\n"
+    )
+    env = dict(os.environ, GGP_PROLOG_STACK_MB="64", GGP_PROLOG_TABLE_MB="64")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert "resource error: Prolog ran out of a bounded resource" in done.stdout, done.stderr
+    assert "still answering: (Symbol(name='wait'),)" in done.stdout
+
+
+def test_terms_deeper_than_the_bound_are_an_error_not_a_crash():
+    deep = "(role r) (init (c 0)) (<= (next (c (s ?x))) (true (c ?x))) (legal r wait) (<= terminal (true never)) (goal r 0)"
+    with PrologStateMachine(load_game(deep)) as machine:
+        state = machine.initial_state()
+        with pytest.raises(ReasonerError, match="nested deeper"):
+            for _ in range(400):
+                state = machine.next_state(state, (parse_term("wait"),))

@@ -78,7 +78,12 @@ def call_predicate(
                 if exception:
                     raise _reasoner_error(exception)
                 return False
-            return read(goal_args) if read else True
+            if read is None:
+                return True
+            try:
+                return read(goal_args)
+            except swipl.TermTooDeep as error:
+                raise ReasonerResourceError(f"{error}: the game builds terms without bound") from None
         finally:
             api.cut_query(query)
     finally:

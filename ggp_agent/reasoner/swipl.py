@@ -215,8 +215,19 @@ def put_list(ref: int, fills: list[Callable[[int], None]]) -> None:
         api.cons_list(ref, head, ref)
 
 
-def get_term(ref: int) -> Term:
+#: Deepest term read back from Prolog; the same bound as the KIF reader's, so a
+#: game whose terms grow without end gets an error instead of a RecursionError.
+MAX_TERM_DEPTH = 200
+
+
+class TermTooDeep(ValueError):
+    """A Prolog term nested deeper than MAX_TERM_DEPTH."""
+
+
+def get_term(ref: int, depth: int = 0) -> Term:
     """Read a ground Prolog term back as a GDL term (atoms and integers to symbols)."""
+    if depth > MAX_TERM_DEPTH:
+        raise TermTooDeep(f"a term nested deeper than {MAX_TERM_DEPTH} levels")
     kind = api.term_type(ref)
     if kind == PL_ATOM or kind == PL_NIL:
         handle = atom_t()
@@ -230,7 +241,7 @@ def get_term(ref: int) -> Term:
         args = []
         for index in range(1, arity.value + 1):
             api.get_arg(index, ref, arg)
-            args.append(get_term(arg))
+            args.append(get_term(arg, depth + 1))
         return Compound(atoms.name(name.value), tuple(args))
     if kind == PL_INTEGER:
         value = c_int64()

@@ -1,0 +1,132 @@
+"""Who plays a match: player specifications, in-process players, one match end to end.
+
+A player is named on the command line either by its address (`HOST:PORT`, any
+GGP player anywhere the controller can reach) or by an in-process configuration
+(`KIND[:key=value,...]`), e.g. `random`, `legal`, `agent`,
+`agent:search=mc,engine=prolog,time=0.5`. An in-process player is a real
+`Player` behind a real server on 127.0.0.1 on a free port, started for the match
+and stopped after it, so every match goes over HTTP through the same
+GameController whichever kind of player sits in a seat.
+
+Keys of an in-process configuration: `search` (a search rule), `engine`,
+`time` (seconds of thinking per move, at most the clock minus the margin),
+`margin` (safety margin in seconds), `name`, `seed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .controller import GameController, PlayerAddress
+from .engines import ENGINES
+from .gdl import ValidatedGame
+from .player import PLAYER_KINDS, Player, PlayerConfig
+from .records import MatchRecord
+from .searchers import SEARCH_RULES
+from .server import RunningServer, start_server
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A seat's player: a remote address, or the configuration of an in-process player."""
+
+    label: str
+    address: Optional[PlayerAddress] = None
+    config: Optional[PlayerConfig] = None
+
+    @property
+    def is_remote(self) -> bool:
+        return self.address is not None
+
+
+def parse_player_spec(text: str) -> PlayerSpec:
+    """Read `HOST:PORT` or `KIND[:key=value,...]`; ValueError says what is wrong.
+
+    >>> parse_player_spec("127.0.0.1:9147").address
+    PlayerAddress(host='127.0.0.1', port=9147)
+    >>> parse_player_spec("agent:search=random,time=0.2").config.think_time
+    0.2
+    """
+    text = text.strip()
+    if PlayerAddress.looks_like(text):
+        return PlayerSpec(text, address=PlayerAddress.parse(text))
+    kind, _, options = text.partition(":")
+    if kind not in PLAYER_KINDS:
+        raise ValueError(
+            f"player {text!r} is neither HOST:PORT nor one of {', '.join(PLAYER_KINDS)} "
+            "(with optional :key=value,...)"
+        )
+    settings: dict = {"name": kind, "search": PLAYER_KINDS[kind]}
+    for item in filter(None, options.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"player {text!r}: {item!r} is not key=value")
+        key = key.strip()
+        value = value.strip()
+        try:
+            if key == "search":
+                if value not in SEARCH_RULES:
+                    raise ValueError(f"unknown search rule {value!r}; known: {', '.join(SEARCH_RULES)}")
+                settings["search"] = value
+            elif key == "engine":
+                if value not in ENGINES:
+                    raise ValueError(f"unknown engine {value!r}; known: {', '.join(sorted(ENGINES))}")
+                settings["engine"] = value
+            elif key == "time":
+                settings["think_time"] = _positive(value)
+            elif key == "margin":
+                settings["safety_margin"] = _positive(value)
+            elif key == "name":
+                settings["name"] = value
+            elif key == "seed":
+                settings["seed"] = int(value)
+            else:
+                raise ValueError(f"unknown key {key!r} (known: search, engine, time, margin, name, seed)")
+        except ValueError as error:
+            raise ValueError(f"player {text!r}: {error}") from None
+    return PlayerSpec(text, config=PlayerConfig(**settings))
+
+
+def _positive(value: str) -> float:
+    number = float(value)
+    if not number > 0 or number == float("inf"):
+        raise ValueError(f"{value!r} is not a positive number of seconds")
+    return number
+
+
+async def play_match(
+    game: ValidatedGame,
+    seats: Sequence[PlayerSpec],
+    start_clock: float,
+    play_clock: float,
+    *,
+    match_id: Optional[str] = None,
+    game_name: str = "",
+    record_dir: Optional[Path] = None,
+    seed: Optional[int] = None,
+    engine: str = "prolog",
+    grace: Optional[float] = None,
+) -> MatchRecord:
+    """One match over HTTP: start the in-process players, run the controller, stop them."""
+    servers: list[RunningServer] = []
+    try:
+        addresses = []
+        for spec in seats:
+            if spec.is_remote:
+                addresses.append(spec.address)
+            else:
+                server = await start_server(Player(spec.config), "127.0.0.1", 0)
+                servers.append(server)
+                addresses.append(PlayerAddress(server.host, server.port))
+        options = {} if grace is None else {"grace": grace}
+        controller = GameController(
+            game, addresses, start_clock, play_clock, match_id=match_id, game_name=game_name,
+            engine=engine, record_dir=record_dir, seed=seed,
+            player_names=[spec.label for spec in seats], **options,
+        )
+        return await controller.run()
+    finally:
+        await asyncio.gather(*(server.stop() for server in servers), return_exceptions=True)

@@ -1,0 +1,138 @@
+"""Helpers for the protocol tests: a real server in a background thread, raw HTTP.
+
+Every server here listens on 127.0.0.1 on a free port and is stopped by the test
+that started it; nothing talks to any other address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ggp_agent.player import Player, PlayerConfig
+from ggp_agent.server import start_server
+
+REPO = Path(__file__).resolve().parents[1]
+GAMES = REPO / "gdl_games"
+TICTACTOE = GAMES / "tictactoe.kif"
+#: ../shared next to the repository (absent in a user's clone: tests skip).
+SHARED = REPO.parent / "shared"
+
+
+class ServerThread:
+    """A real GGP server (our Player) on 127.0.0.1 in its own thread and event loop."""
+
+    def __init__(self, player: Optional[Player] = None, max_body: Optional[int] = None, **config):
+        self.player_arg = player
+        self.config = config
+        self.max_body = max_body
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="test-server", daemon=True)
+        self.server = None
+
+    def __enter__(self) -> "ServerThread":
+        self.thread.start()
+
+        async def start():
+            player = self.player_arg or Player(PlayerConfig(**self.config))
+            options = {} if self.max_body is None else {"max_body": self.max_body}
+            return await start_server(player, "127.0.0.1", 0, **options)
+
+        self.server = self.call(start())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.call(self.server.stop(), timeout=30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=10)
+            self.loop.close()
+
+    def call(self, coroutine, timeout: float = 60):
+        """Run a coroutine on the server's loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    @property
+    def player(self) -> Player:
+        return self.server.player
+
+    @property
+    def address(self) -> str:
+        return self.server.address
+
+    def post(self, message: str, timeout: float = 30) -> "RawResponse":
+        """POST a message as ggp-base's GameServer does (HTTP/1.0, text/acl)."""
+        body = message.encode("utf-8")
+        head = (
+            "POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: localhost\r\nSender: GAMESERVER\r\n"
+            f"Receiver: 127.0.0.1:{self.port}\r\nContent-Type: text/acl\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode("ascii")
+        return raw_request(self.port, head + body, timeout)
+
+
+@dataclass
+class RawResponse:
+    version: str
+    status: int
+    reason: str
+    headers: dict  # lower-case names
+    raw_headers: list
+    body: bytes
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8")
+
+
+def raw_request(port: int, data: bytes, timeout: float = 30) -> RawResponse:
+    """Send raw bytes to 127.0.0.1:port and read one HTTP response."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        return read_response(sock)
+
+
+def read_response(sock: socket.socket) -> RawResponse:
+    buffer = b""
+    while b"\r\n\r\n" not in buffer:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"connection closed before the headers: {buffer!r}")
+        buffer += chunk
+    head, _, rest = buffer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    version, status, reason = (lines[0].split(" ", 2) + [""])[:3]
+    raw_headers = [tuple(part.strip() for part in line.split(":", 1)) for line in lines[1:]]
+    headers = {name.lower(): value for name, value in raw_headers}
+    length = headers.get("content-length")
+    if length is not None:
+        while len(rest) < int(length):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            rest += chunk
+        body = rest[: int(length)]
+    else:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            rest += chunk
+        body = rest
+    return RawResponse(version, int(status), reason, headers, raw_headers, body)
+
+
+def start_message(match_id: str, role: str, game: Path = TICTACTOE, start_clock: float = 10,
+                  play_clock: float = 2) -> str:
+    """A START as ggp-base sends it: the rules wrapped in one more pair of parentheses."""
+    rules = game.read_text(encoding="utf-8")
+    return f"(START {match_id} {role} ({rules}\n) {start_clock:g} {play_clock:g})"

@@ -171,6 +171,10 @@ def run_bench(args) -> int:
     print(f"{report['game']} on {report['engine']}: {report['playouts_per_s']:.1f} playouts/s, "
           f"{report['state_updates_per_s']:.1f} state updates/s "
           f"({report['playouts']} playouts in {report['seconds']:.2f} s, build {report['build_s']:.2f} s)")
+    if "gates" in report:
+        strategies = ", ".join(f"{name} {rate:.1f}/s" for name, rate in report["strategies"].items())
+        print(f"propnet: {report['propositions']} propositions, {report['gates']} gates; "
+              f"playouts by strategy: {strategies} (best: {report['strategy']})")
     if args.json:
         print(json.dumps(report))
     return 0

@@ -1,7 +1,8 @@
 """Engine registry: a name on the command line to a `StateMachine` for a game.
 
-Callers (CLI, player,
-controller) never import an engine class directly.
+Callers (CLI, player, controller) never import an engine class directly.
+`auto` is not an engine of its own: it builds the propnet within a budget and
+falls back to Prolog (`engine_choice.choose_state_machine`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,16 @@ def _propnet(game: ValidatedGame, **options) -> StateMachine:
     return PropnetStateMachine(game, **options)
 
 
-ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet}
+def _auto(game: ValidatedGame, budget_s: float = 10.0, **options) -> StateMachine:
+    from .engine_choice import choose_state_machine
+
+    return choose_state_machine(game, budget_s, **options)[0]
+
+
+ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "auto": _auto}
+
+#: Names that choose between engines rather than being one.
+CHOOSERS = frozenset({"auto"})
 
 
 def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:

@@ -110,6 +110,9 @@ class Lanes(NamedTuple):
     next_value: np.ndarray
     count: np.ndarray
     choice: np.ndarray
+    #: per lane: which start it plays (int64) and its joint moves so far (int32)
+    item: np.ndarray
+    steps: np.ndarray
 
 
 def n_words(n_fluents: int) -> int:
@@ -218,6 +221,8 @@ def new_lanes(net: Net) -> Lanes:
         next_value=np.zeros(max(1, net.n_fluents), dtype=np.uint64),
         count=np.zeros(64, dtype=np.int32),
         choice=np.zeros(64, dtype=np.int32),
+        item=np.zeros(64, dtype=np.int64),
+        steps=np.zeros(64, dtype=np.int32),
     )
 
 

@@ -72,7 +72,7 @@ _DEBRUIJN_INDEX = np.array(
 # -- small helpers ---------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def rand_below(rng, n):
     """A uniform integer in [0, n) from the xorshift64* state in rng[0]."""
     x = rng[0]
@@ -84,43 +84,29 @@ def rand_below(rng, n):
     return np.int64((r * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def lowest_bit_index(word):
     """Index of the lowest set bit of a non-zero uint64."""
     low = word & (~word + ONE)
     return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> _S58)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _lit(value, lit):
     return value[lit >> 1] ^ (lit & 1)
 
 
-@njit(cache=True, nogil=True)
-def _eval_gate(net, value, g):
-    """A gate's value from its inputs' current values (uint8 values)."""
-    lo = net.in_ptr[g]
-    hi = net.in_ptr[g + 1]
-    if net.kind[g] == 1:
-        for e in range(lo, hi):
-            lit = net.in_lit[e]
-            if (value[lit >> 1] ^ (lit & 1)) == 0:
-                return 0
-        return 1
-    for e in range(lo, hi):
-        lit = net.in_lit[e]
-        if (value[lit >> 1] ^ (lit & 1)) != 0:
-            return 1
-    return 0
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def forward(net, value, lo, hi):
     """Evaluate gates lo..hi-1 in order (uint8 values); a cyclic component to its
     least fixpoint (its members start false and only ever turn true)."""
+    kind = net.kind
+    in_ptr = net.in_ptr
+    in_lit = net.in_lit
+    scc = net.scc
     g = lo
     while g < hi:
-        s = net.scc[g]
+        s = scc[g]
         if s >= 0:
             a = net.scc_lo[s]
             b = net.scc_hi[s]
@@ -130,28 +116,41 @@ def forward(net, value, lo, hi):
             while changed:
                 changed = False
                 for m in range(a, b):
-                    if value[m] == 0 and _eval_gate(net, value, m) == 1:
-                        value[m] = 1
-                        changed = True
+                    if value[m] == 0:
+                        v = 1 if kind[m] == 1 else 0
+                        for e in range(in_ptr[m], in_ptr[m + 1]):
+                            lit = in_lit[e]
+                            if ((value[lit >> 1] ^ (lit & 1)) != 0) != (kind[m] == 1):
+                                v = 1 - v
+                                break
+                        if v == 1:
+                            value[m] = 1
+                            changed = True
             g = b
             continue
-        value[g] = _eval_gate(net, value, g)
+        v = 1 if kind[g] == 1 else 0
+        for e in range(in_ptr[g], in_ptr[g + 1]):
+            lit = in_lit[e]
+            if ((value[lit >> 1] ^ (lit & 1)) != 0) != (kind[g] == 1):
+                v = 1 - v
+                break
+        value[g] = v
         g += 1
 
 
 # -- change propagation ------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _push(work, node):
-    if work.queued[node] == 0:
-        work.queued[node] = 1
-        sp = work.registers[0]
-        work.stack[sp] = node
-        work.registers[0] = sp + 1
+@njit(cache=True, nogil=True, _nrt=False)
+def _push(queued, stack, registers, node):
+    if queued[node] == 0:
+        queued[node] = 1
+        sp = registers[0]
+        stack[sp] = node
+        registers[0] = sp + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _reevaluate_component(net, work, s):
     """Least fixpoint of cyclic component s from its current outside inputs.
 
@@ -200,7 +199,7 @@ def _reevaluate_component(net, work, s):
     return sp
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def propagate(net, work):
     """Bring every gate up to date with the leaves changed (and pushed) since the last call."""
     value = work.value
@@ -264,28 +263,34 @@ def propagate(net, work):
     work.registers[1] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def init_work(net, work):
     """Evaluate everything from scratch (all false, no moves), then load the initial state."""
-    work.value[:] = 0
-    work.queued[:] = 0
-    work.count[:] = 0
-    work.scc_dirty[:] = 0
-    work.registers[:] = 0
-    work.state[:] = 0
+    for n in range(net.n_nodes):
+        work.value[n] = 0
+        work.queued[n] = 0
+        work.count[n] = 0
+    for i in range(len(work.scc_dirty)):
+        work.scc_dirty[i] = 0
+    for i in range(len(work.registers)):
+        work.registers[i] = 0
+    for w in range(net.n_words):
+        work.state[w] = ZERO
     work.hash[0] = ZERO
-    work.input_code[:] = -1
+    for r in range(len(work.input_code)):
+        work.input_code[r] = -1
     forward(net, work.value, net.first_gate, net.n_nodes)
     for g in range(net.first_gate, net.n_nodes):
         c = 0
         for e in range(net.in_ptr[g], net.in_ptr[g + 1]):
             c += _lit(work.value, net.in_lit[e])
         work.count[g] = c
-    work.propagated[:] = work.value
+    for n in range(net.n_nodes):
+        work.propagated[n] = work.value[n]
     load_state(net, work, net.init_words)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def load_state(net, work, state_words):
     """Make `state_words` the current state (only the fluents that differ cost work)."""
     state = work.state
@@ -297,13 +302,13 @@ def load_state(net, work, state_words):
             i = w * 64 + bit
             node = 1 + i
             work.value[node] ^= 1
-            _push(work, node)
+            _push(work.queued, work.stack, work.registers, node)
             work.hash[0] ^= net.zobrist[i]
         state[w] = state_words[w]
     propagate(net, work)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def legal_codes(net, work, role, out):
     """Role's legal move codes in the current state into out; returns how many."""
     n = 0
@@ -316,7 +321,7 @@ def legal_codes(net, work, role, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def advance(net, work, joint_codes):
     """Play one code per role (role order) from the current state; the next state becomes current."""
     base = 1 + net.n_fluents
@@ -326,13 +331,14 @@ def advance(net, work, joint_codes):
         if c != old:
             if old >= 0:
                 work.value[base + old] = 0
-                _push(work, base + old)
+                _push(work.queued, work.stack, work.registers, base + old)
             work.value[base + c] = 1
-            _push(work, base + c)
+            _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = c
     propagate(net, work)
     next_state = work.next_state
-    next_state[:] = ZERO
+    for w in range(net.n_words):
+        next_state[w] = ZERO
     value = work.value
     for i in range(net.n_fluents):
         lit = net.next_lit[i]
@@ -342,17 +348,17 @@ def advance(net, work, joint_codes):
         c = work.input_code[r]
         if c >= 0:
             work.value[base + c] = 0
-            _push(work, base + c)
+            _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = -1
     load_state(net, work, next_state)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def is_terminal(net, work):
     return _lit(work.value, net.terminal_lit) != 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def goals(net, work, out):
     """out[r] = role r's goal in the current state: the highest true value, 0 when none."""
     for r in range(net.n_roles):
@@ -369,12 +375,12 @@ def current_state(work):
     return work.state
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def state_hash(work):
     return work.hash[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def random_playout(net, work, rng, max_steps, codes_out):
     """Random joint moves from the current state (see the module docstring)."""
     limit = min(max_steps, codes_out.shape[0])
@@ -452,36 +458,26 @@ def forward_playout(net, value, rng, start_words, max_steps, codes_out, goals_ou
 # -- 64 lanes -------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _lane_word(net, value, lit):
-    return value[lit >> 1] ^ net.masks[lit & 1]
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_word(masks, value, lit):
+    return value[lit >> 1] ^ masks[lit & 1]
 
 
-@njit(cache=True, nogil=True)
-def _lane_gate(net, value, g):
-    lo = net.in_ptr[g]
-    hi = net.in_ptr[g + 1]
-    masks = net.masks
-    in_lit = net.in_lit
-    if net.kind[g] == 1:
-        acc = ALL_ONES
-        for e in range(lo, hi):
-            lit = in_lit[e]
-            acc &= value[lit >> 1] ^ masks[lit & 1]
-        return acc
-    acc = ZERO
-    for e in range(lo, hi):
-        lit = in_lit[e]
-        acc |= value[lit >> 1] ^ masks[lit & 1]
-    return acc
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def lane_forward(net, value, lo, hi):
-    """Evaluate gates lo..hi-1 for 64 lanes at once (uint64 values)."""
+    """Evaluate gates lo..hi-1 for 64 lanes at once (uint64 values).
+
+    One loop with the arrays in locals: a call per gate would pass the whole
+    `net` record each time, which costs more than the gate.
+    """
+    kind = net.kind
+    in_ptr = net.in_ptr
+    in_lit = net.in_lit
+    masks = net.masks
+    scc = net.scc
     g = lo
     while g < hi:
-        s = net.scc[g]
+        s = scc[g]
         if s >= 0:
             a = net.scc_lo[s]
             b = net.scc_hi[s]
@@ -491,116 +487,183 @@ def lane_forward(net, value, lo, hi):
             while changed:
                 changed = False
                 for m in range(a, b):
-                    v = _lane_gate(net, value, m)
-                    if v != value[m]:
-                        value[m] = v
+                    if kind[m] == 1:
+                        acc = ALL_ONES
+                        for e in range(in_ptr[m], in_ptr[m + 1]):
+                            lit = in_lit[e]
+                            acc &= value[lit >> 1] ^ masks[lit & 1]
+                    else:
+                        acc = ZERO
+                        for e in range(in_ptr[m], in_ptr[m + 1]):
+                            lit = in_lit[e]
+                            acc |= value[lit >> 1] ^ masks[lit & 1]
+                    if acc != value[m]:
+                        value[m] = acc
                         changed = True
             g = b
             continue
-        value[g] = _lane_gate(net, value, g)
+        if kind[g] == 1:
+            acc = ALL_ONES
+            for e in range(in_ptr[g], in_ptr[g + 1]):
+                lit = in_lit[e]
+                acc &= value[lit >> 1] ^ masks[lit & 1]
+        else:
+            acc = ZERO
+            for e in range(in_ptr[g], in_ptr[g + 1]):
+                lit = in_lit[e]
+                acc |= value[lit >> 1] ^ masks[lit & 1]
+        value[g] = acc
         g += 1
 
 
-@njit(cache=True, nogil=True)
-def _lane_goals(net, value, lanes_mask, first, goals_out):
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_goals(net, value, lanes_mask, item, goals_out):
+    """Goals of the lanes in lanes_mask into goals_out[item[lane]]."""
+    masks = net.masks
     w = lanes_mask
     while w != ZERO:
         lane = lowest_bit_index(w)
         w &= w - ONE
         for r in range(net.n_roles):
-            goals_out[first + lane, r] = 0
+            goals_out[item[lane], r] = 0
     for i in range(len(net.goal_lit)):
-        hits = _lane_word(net, value, net.goal_lit[i]) & lanes_mask
+        hits = _lane_word(masks, value, net.goal_lit[i]) & lanes_mask
         while hits != ZERO:
             lane = lowest_bit_index(hits)
             hits &= hits - ONE
             r = net.goal_role[i]
-            if net.goal_value[i] > goals_out[first + lane, r]:
-                goals_out[first + lane, r] = net.goal_value[i]
+            if net.goal_value[i] > goals_out[item[lane], r]:
+                goals_out[item[lane], r] = net.goal_value[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_load(net, value, lane, state_words):
+    """Put a state into one lane's base propositions."""
+    bit = ONE << np.uint64(lane)
+    keep = ~bit
+    for i in range(net.n_fluents):
+        on = (state_words[i >> 6] >> np.uint64(i & 63)) & ONE
+        value[1 + i] = (value[1 + i] & keep) | (on << np.uint64(lane))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def lane_playouts(net, lanes, starts, n_starts, rng, max_steps, codes_out, lengths_out, goals_out):
-    """Random playouts from starts[0..n_starts-1], 64 at a time (see the module docstring)."""
+    """Random playouts from starts[0..n_starts-1], 64 lanes at a time (see the
+    module docstring).
+
+    A lane that finishes takes the next waiting start at once (it sits out the
+    move of that step while its new state is evaluated), so lanes stay busy
+    however much playout lengths vary.
+    """
     limit = min(max_steps, codes_out.shape[1])
+    masks = net.masks
+    legal_lit = net.legal_lit
+    next_lit = net.next_lit
+    role_lo = net.role_lo
     value = lanes.value
     count = lanes.count
     choice = lanes.choice
+    item = lanes.item
+    steps = lanes.steps
     nxt = lanes.next_value
     base = 1 + net.n_fluents
-    for first in range(0, n_starts, 64):
-        m = min(64, n_starts - first)
-        value[:] = ZERO
+    for n in range(net.n_nodes):
+        value[n] = ZERO
+    waiting = 0
+    active = ZERO
+    for lane in range(64):
+        if waiting < n_starts:
+            _lane_load(net, value, lane, starts[waiting])
+            item[lane] = waiting
+            steps[lane] = 0
+            active |= ONE << np.uint64(lane)
+            waiting += 1
+    fresh = ZERO
+    while active != ZERO:
+        lane_forward(net, value, net.first_gate, net.split)
+        ended = _lane_word(masks, value, net.terminal_lit) & active
+        w = active & ~ended
+        while w != ZERO:
+            lane = lowest_bit_index(w)
+            w &= w - ONE
+            if steps[lane] >= limit:
+                ended |= ONE << np.uint64(lane)
+        broken = ZERO
+        if ended == ZERO:
+            movers = active
+        else:
+            movers = active & ~ended
+        for c in range(net.n_codes):
+            value[base + c] = ZERO
+        for r in range(net.n_roles):
+            w = movers
+            while w != ZERO:
+                lane = lowest_bit_index(w)
+                w &= w - ONE
+                count[lane] = 0
+            for c in range(role_lo[r], role_lo[r + 1]):
+                w = _lane_word(masks, value, legal_lit[c]) & movers
+                while w != ZERO:
+                    lane = lowest_bit_index(w)
+                    w &= w - ONE
+                    count[lane] += 1
+                    if count[lane] == 1 or rand_below(rng, count[lane]) == 0:
+                        choice[lane] = c
+            w = movers
+            while w != ZERO:
+                lane = lowest_bit_index(w)
+                w &= w - ONE
+                if count[lane] == 0:
+                    broken |= ONE << np.uint64(lane)
+                    continue
+                c = choice[lane]
+                codes_out[item[lane], steps[lane], r] = c if count[lane] > 1 else -1 - c
+                value[base + c] |= ONE << np.uint64(lane)
+        done = ended | broken
+        if done != ZERO:
+            _lane_goals(net, value, done, item, goals_out)
+            fresh = ZERO
+            w = done
+            while w != ZERO:
+                lane = lowest_bit_index(w)
+                w &= w - ONE
+                bit = ONE << np.uint64(lane)
+                lengths_out[item[lane]] = steps[lane] if (broken & bit) == ZERO else -1 - steps[lane]
+                if waiting < n_starts:
+                    item[lane] = waiting
+                    steps[lane] = 0
+                    waiting += 1
+                    fresh |= bit
+                else:
+                    active &= ~bit
+            movers &= ~done
+            # the new starts go in after the move: keep their lanes out of it
+        lane_forward(net, value, net.split, net.n_nodes)
         for i in range(net.n_fluents):
-            word = ZERO
-            shift = np.uint64(i & 63)
-            w = i >> 6
-            for lane in range(m):
-                word |= ((starts[first + lane, w] >> shift) & ONE) << np.uint64(lane)
-            value[1 + i] = word
-        active = ALL_ONES if m == 64 else (ONE << np.uint64(m)) - ONE
-        step = 0
-        while True:
-            lane_forward(net, value, net.first_gate, net.split)
-            ended = _lane_word(net, value, net.terminal_lit) & active
-            if step >= limit:
-                ended = active
-            if ended != ZERO:
-                _lane_goals(net, value, ended, first, goals_out)
-                w = ended
-                while w != ZERO:
-                    lane = lowest_bit_index(w)
-                    w &= w - ONE
-                    lengths_out[first + lane] = step
-                active &= ~ended
-            if active == ZERO:
-                break
-            for c in range(net.n_codes):
-                value[base + c] = ZERO
-            broken = ZERO
-            for r in range(net.n_roles):
-                for lane in range(64):
-                    count[lane] = 0
-                for c in range(net.role_lo[r], net.role_lo[r + 1]):
-                    w = _lane_word(net, value, net.legal_lit[c]) & active
-                    while w != ZERO:
-                        lane = lowest_bit_index(w)
-                        w &= w - ONE
-                        count[lane] += 1
-                        if count[lane] == 1 or rand_below(rng, count[lane]) == 0:
-                            choice[lane] = c
-                w = active
-                while w != ZERO:
-                    lane = lowest_bit_index(w)
-                    w &= w - ONE
-                    if count[lane] == 0:
-                        broken |= ONE << np.uint64(lane)
-                        continue
-                    c = choice[lane]
-                    codes_out[first + lane, step, r] = c if count[lane] > 1 else -1 - c
-                    value[base + c] |= ONE << np.uint64(lane)
-            if broken != ZERO:
-                _lane_goals(net, value, broken, first, goals_out)
-                w = broken
-                while w != ZERO:
-                    lane = lowest_bit_index(w)
-                    w &= w - ONE
-                    lengths_out[first + lane] = -1 - step
-                active &= ~broken
-                if active == ZERO:
-                    break
-            lane_forward(net, value, net.split, net.n_nodes)
-            for i in range(net.n_fluents):
-                nxt[i] = _lane_word(net, value, net.next_lit[i])
+            nxt[i] = _lane_word(masks, value, next_lit[i])
+        if done == ZERO:
             for i in range(net.n_fluents):
                 value[1 + i] = nxt[i]
-            step += 1
+        else:
+            keep = ~movers
+            for i in range(net.n_fluents):
+                value[1 + i] = (nxt[i] & movers) | (value[1 + i] & keep)
+            w = fresh
+            while w != ZERO:
+                lane = lowest_bit_index(w)
+                w &= w - ONE
+                _lane_load(net, value, lane, starts[item[lane]])
+        w = movers
+        while w != ZERO:
+            lane = lowest_bit_index(w)
+            w &= w - ONE
+            steps[lane] += 1
 
 
 # -- timed loops for `bench` (no Python between playouts) -------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def bench_propagate(net, work, rng, n_playouts, max_steps, codes_out):
     """n_playouts random playouts from the initial state by change propagation;
     returns the joint moves played in all."""
@@ -620,3 +683,10 @@ def bench_forward(net, value, rng, n_playouts, max_steps, codes_out, goals_out):
         steps = forward_playout(net, value, rng, net.init_words, max_steps, codes_out, goals_out)
         total += steps if steps >= 0 else -1 - steps
     return total
+
+
+def dispatchers() -> list:
+    """Every numba dispatcher of this module (for warm-up checks and compile counters)."""
+    from numba.core.registry import CPUDispatcher
+
+    return [value for value in globals().values() if isinstance(value, CPUDispatcher)]

@@ -192,13 +192,20 @@ ground_finish(F, Dynamic, Wanted, limits(MaxInstances, NRules), Result) :-
     trie_new(Trie),
     foldl(intern_relation(F, Trie), Dynamic, 0, NAtoms),
     flag(ggp_ground_instances, _, 0),
-    with_output_to(string(Text),
-                   forall(between(1, NRules, Index),
-                          ( where(rule(Index)),
-                            timed(rule(Index),
-                                  forall(F:'$inst'(Index, Head, Literals),
-                                         emit(Trie, Head, Literals, MaxInstances)))
-                          ))),
+    findall(Codes,
+            ( between(1, NRules, Index),
+              where(rule(Index)),
+              timed(rule(Index),
+                    findall(Code,
+                            ( F:'$inst'(Index, Head, Literals),
+                              instance_codes(Trie, Head, Literals, MaxInstances, InstanceCodes),
+                              member(Code, InstanceCodes)
+                            ),
+                            Codes))
+            ),
+            PerRule),
+    append(PerRule, Flat),
+    atomics_to_string(Flat, ' ', Text),
     flag(ggp_ground_instances, NInstances, NInstances),
     maplist(wanted_atoms(F, Trie), Wanted, WantedAtoms),
     where(done),
@@ -217,16 +224,13 @@ intern(Trie, Atom, N0, N) :-
 
 %   One instance: head id, literal count, literals (id * 2, plus 1 when negated).
 %   A negated atom that no state can make true is always satisfied: dropped.
-emit(Trie, Head, Literals, MaxInstances) :-
+instance_codes(Trie, Head, Literals, MaxInstances, [HeadId, Length | Codes]) :-
     (   trie_lookup(Trie, Head, HeadId)
     ->  true
     ;   throw(ggp_ground(head_not_interned(Head)))
     ),
     foldl(literal_code(Trie), Literals, Codes, []),
     length(Codes, Length),
-    format("~d ~d", [HeadId, Length]),
-    forall(member(Code, Codes), format(" ~d", [Code])),
-    put_char(' '),
     flag(ggp_ground_instances, Count, Count + 1),
     (   Count >= MaxInstances
     ->  throw(ggp_ground(too_many_instances(MaxInstances)))

@@ -49,7 +49,7 @@ from ..reasoner.compile import order_body, predicate_name
 from ..reasoner.prolog_query import call_predicate, consult_runtime
 from ..reasoner.prolog_thread import PrologThread
 from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
-from .rules import Estimates, Factoring, canonical, join_order, prepare_rules
+from .rules import Estimates, Factoring, answer_plan, canonical, join_order, prepare_rules
 
 GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
 _MODULE = "ggp_grounder"
@@ -576,38 +576,79 @@ def _negative_inside(rules, members, dynamic) -> bool:
 def _put_plain_clause(ref: int, head, body: list, facts_module: str, local, is_static) -> None:
     """`Head :- Body` for R: goals read F's facts, except those on relations of
     the head's own (tabled) component."""
-    goals = order_body(Rule(head, tuple(join_order(body, is_static))))
-    modules = []
-    for goal in goals:
-        sentence = sentence_of(goal)
+    def module(literal, first):
+        sentence = sentence_of(literal)
         if sentence is None or (local and local(relation_key(sentence))):
-            modules.append(None)
-        else:
-            modules.append(facts_module)
-    _put_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), goals, modules)
+            return None
+        return facts_module
+
+    plan = _with_modules(answer_plan(head, body, is_static), module)
+    _put_plan_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), plan)
 
 
 def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module,
                        is_static) -> None:
     """`Tag(Component, Head) :- Body` for a semi-naive component; with a delta
-    module, the first positive literal reads the previous round's new facts."""
-    ordered = join_order(body, is_static, keep_first=delta_module is not None)
-    goals = order_body(Rule(head, tuple(ordered)))
-    modules = []
-    delta_pending = delta_module is not None
-    for goal in goals:
-        if sentence_of(goal) is None:
-            modules.append(None)
-        elif delta_pending and is_positive_sentence(goal):
-            modules.append(delta_module)
-            delta_pending = False
-        else:
-            modules.append(facts_module)
+    module, the body's first literal reads the previous round's new facts."""
+    def module(literal, first):
+        if sentence_of(literal) is None:
+            return None
+        return delta_module if first and delta_module is not None else facts_module
+
+    plan = _with_modules(answer_plan(head, body, is_static, keep_first=delta_module is not None), module)
 
     def put_head(head_ref, bindings):
         swipl.put_compound(head_ref, tag, [_int(component), lambda a: _put_sentence(a, head, bindings)])
 
-    _put_clause(ref, put_head, goals, modules)
+    _put_plan_clause(ref, put_head, plan)
+
+
+def _with_modules(plan: list, module) -> list:
+    result = []
+    for item in plan:
+        if item[0] == "once":
+            result.append(("once", _with_modules(item[1], module)))
+        else:
+            result.append(("goal", item[1], module(item[1], item[2])))
+    return result
+
+
+def _put_plan_clause(ref: int, put_head, plan: list) -> None:
+    api = swipl.api
+    bindings: dict = {}
+    head_ref = api.new_term_ref()
+    put_head(head_ref, bindings)
+    if not plan:
+        api.put_term(ref, head_ref)
+        return
+    body = api.new_term_ref()
+    _put_plan(body, plan, bindings)
+    pair = api.new_term_refs(2)
+    api.put_term(pair, head_ref)
+    api.put_term(pair + 1, body)
+    api.cons_functor_v(ref, swipl.atoms.functor(":-", 2), pair)
+
+
+def _put_plan(ref: int, plan: list, bindings: dict) -> None:
+    """A conjunction of the plan's goals; ("once", items) becomes once(Conjunction)."""
+    api = swipl.api
+    goal_refs = []
+    for item in plan:
+        goal = api.new_term_ref()
+        if item[0] == "once":
+            inner = api.new_term_ref()
+            _put_plan(inner, item[1], bindings)
+            api.cons_functor_v(goal, swipl.atoms.functor("once", 1), inner)
+        else:
+            _put_goal(goal, item[1], bindings, item[2])
+        goal_refs.append(goal)
+    api.put_term(ref, goal_refs[-1])
+    comma = swipl.atoms.functor(",", 2)
+    for goal in reversed(goal_refs[:-1]):
+        pair = api.new_term_refs(2)
+        api.put_term(pair, goal)
+        api.put_term(pair + 1, ref)
+        api.cons_functor_v(ref, comma, pair)
 
 
 def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset, estimates) -> None:

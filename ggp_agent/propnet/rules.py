@@ -354,3 +354,89 @@ def join_order(body: list[Literal], is_static: Callable[[tuple[str, int]], bool]
         ordered.append(chosen)
         bound.update(variables(chosen))
     return ordered + others
+
+
+def answer_plan(head: Sentence, body: list[Literal], is_static: Callable[[tuple[str, int]], bool],
+                keep_first: bool = False) -> list:
+    """The body as a goal plan for computing the head's answers (not its instances).
+
+    Only which heads hold matters there, so a group of literals linked by
+    variables the head does not have is an existence test once the head's
+    variables it uses are bound: one solution is enough (`once`). Such a
+    frame rule as `next(cell ?x ?y ?m) :- true(cell ?x ?y ?m), does(blocker,
+    (mark ?a ?b ?c ?d)), (distinctCell ?x ?y ?a ?b), ...` then costs one test
+    per cell instead of one derivation per cell and move.
+
+    Returns items ("goal", literal, first) and ("once", [items]); `first` marks
+    the literal that was first in the body (the delta literal of a
+    semi-naive round, when `keep_first`).
+    """
+    ordered = join_order(body, is_static, keep_first=keep_first)
+    first_literal = ordered[0] if keep_first and ordered and is_positive_sentence(ordered[0]) else None
+    head_vars = set(variables(head))
+    parent: dict[Variable, Variable] = {}
+
+    def find(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for literal in ordered:
+        names = [v for v in variables(literal) if v not in head_vars]
+        for v in names:
+            parent.setdefault(v, v)
+        for v in names[1:]:
+            parent[find(v)] = find(names[0])
+
+    def group_of(literal):
+        for v in variables(literal):
+            if v not in head_vars:
+                return find(v)
+        return None
+
+    positives = [l for l in ordered if is_positive_sentence(l)]
+    others = [l for l in ordered if not is_positive_sentence(l)]
+    head_literals = [l for l in positives if group_of(l) is None]
+    bound_by_head = set().union(*(set(variables(l)) for l in head_literals)) if head_literals else set()
+    members: dict = {}
+    for literal in positives:
+        group = group_of(literal)
+        if group is not None:
+            members.setdefault(group, []).append(literal)
+    existential = set()
+    for group, literals in members.items():
+        uses = set().union(*(set(variables(l)) for l in literals)) & head_vars
+        if uses <= bound_by_head and not any(l is first_literal for l in literals):
+            existential.add(group)
+    if not existential:
+        return _placed([("goal", l, l is first_literal) for l in positives], others, set())
+    outer = [("goal", l, l is first_literal) for l in positives if group_of(l) not in existential]
+    plan = _placed(outer, [l for l in others if group_of(l) not in existential], set())
+    for group in members:
+        if group in existential:
+            goals = [("goal", l, False) for l in members[group]]
+            inner = [l for l in others if group_of(l) == group]
+            plan.append(("once", _placed(goals, inner, head_vars)))
+    return plan
+
+
+def _placed(goals: list, pending: list, bound: set) -> list:
+    """Goals with each negation/`distinct` placed where its variables are bound."""
+    bound = set(bound)
+    pending = list(pending)
+    plan = []
+
+    def release():
+        for literal in list(pending):
+            if set(variables(literal)) <= bound:
+                plan.append(("goal", literal, False))
+                pending.remove(literal)
+
+    release()
+    for item in goals:
+        plan.append(item)
+        bound.update(variables(item[1]))
+        release()
+    plan.extend(("goal", literal, False) for literal in pending)
+    return plan

@@ -242,6 +242,8 @@ def _call(job: _Job, name: str, args, read=None, where: str = ""):
         raise GroundingError("time limit", where or _progress(job), seconds)
     try:
         return call_predicate(_MODULE, name, args, remaining, read)
+    except GroundingError:
+        raise
     except ReasonerError as error:
         seconds = time.perf_counter() - job.started
         place = where or _progress(job)
@@ -351,7 +353,7 @@ def _run(job: _Job):
     n_atoms, n_instances, text, dynamic_atoms, static_atoms = _call(
         job, "ground_finish",
         [_atom(f), _list(map(_indicator, dynamic_order)), _list(wanted), limits, _var],
-        read=lambda refs: _read_result(refs + 4),
+        read=lambda refs: _read_result(refs + 4, job.deadline),
     )
     instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
     return Grounding(
@@ -450,7 +452,7 @@ def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[
     rows = _call(
         job, "ground_stats",
         [_atom(facts_module), _list(lambda ref, p=patterns[k]: put_pattern(ref, *p) for k in keys), _var],
-        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in swipl.get_list(refs + 2)],
+        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in _iterate(refs + 2)],
     )
     return dict(zip(keys, rows))
 
@@ -488,7 +490,31 @@ def _destroy(job: _Job) -> None:
             pass
 
 
-def _read_result(ref: int):
+def _iterate(ref: int):
+    """The elements of a Prolog list, one term reference reused for each.
+
+    Reading a big answer must not leave a term reference per element on
+    Prolog's local stack: outside a query it cannot grow, and an overflow
+    there is fatal to the process. Each element is read inside its own
+    foreign frame, freed before the next.
+    """
+    api = swipl.api
+    tail = api.new_term_ref()
+    head = api.new_term_ref()
+    api.put_term(tail, ref)
+    while api.get_list(tail, head, tail):
+        frame = api.open_foreign_frame()
+        try:
+            yield head
+        finally:
+            api.discard_foreign_frame(frame)
+
+
+def _read_args(ref: int) -> tuple:
+    return tuple(swipl.get_term(a) for a in swipl.get_list(ref))
+
+
+def _read_result(ref: int, deadline: float):
     api = swipl.api
     args = api.new_term_refs(4)
     for index in range(4):
@@ -498,25 +524,24 @@ def _read_result(ref: int):
     text = swipl.get_text(args + 2)
     dynamic_atoms: dict = {}
     static_atoms: dict = {}
-    for item in swipl.get_list(args + 3):
+    item_refs = api.new_term_refs(2)
+    for item in _iterate(args + 3):
         kind = _functor_name(item)
-        indicator = api.new_term_ref()
-        api.get_arg(1, item, indicator)
-        key = _indicator_key(indicator)
-        payload = api.new_term_ref()
-        api.get_arg(2, item, payload)
-        if kind == "dyn":
-            pairs = []
-            for pair in swipl.get_list(payload):
-                left = api.new_term_ref()
-                right = api.new_term_ref()
-                api.get_arg(1, pair, left)
-                api.get_arg(2, pair, right)
-                pairs.append((swipl.get_int(left), tuple(swipl.get_term(a) for a in swipl.get_list(right))))
-            dynamic_atoms[key] = pairs
-        else:
-            static_atoms[key] = [tuple(swipl.get_term(a) for a in swipl.get_list(args_ref))
-                                 for args_ref in swipl.get_list(payload)]
+        api.get_arg(1, item, item_refs)
+        key = _indicator_key(item_refs)
+        api.get_arg(2, item, item_refs + 1)
+        found = []
+        pair_refs = api.new_term_refs(2)
+        for count, element in enumerate(_iterate(item_refs + 1)):
+            if count & 1023 == 1023 and time.perf_counter() > deadline:
+                raise GroundingError("time limit", f"reading the atoms of {key[0]}/{key[1]}")
+            if kind == "dyn":
+                api.get_arg(1, element, pair_refs)
+                api.get_arg(2, element, pair_refs + 1)
+                found.append((swipl.get_int(pair_refs), _read_args(pair_refs + 1)))
+            else:
+                found.append(_read_args(element))
+        (dynamic_atoms if kind == "dyn" else static_atoms)[key] = found
     return n_atoms, n_instances, text, dynamic_atoms, static_atoms
 
 

@@ -39,10 +39,19 @@ a move that carried no choice.
     lane_playouts(net, lanes, starts, n_starts, rng, max_steps,
                   codes_out, lengths_out, goals_out) -> None
 
-plays one random playout from each of `starts[k]` (k < n_starts; uint64 words),
-64 at a time, one bit per playout in every node's word. `codes_out[k, step,
-role]` as above, `lengths_out[k]` the joint moves played (negative as above
-for a broken game), `goals_out[k, role]` the goals in the final state.
+plays one random playout from each of `starts[k]` (k < n_starts; uint64
+words), 64 at a time, one bit per playout in every node's word; a lane that
+finishes takes the next waiting start, so a batch much larger than 64 keeps
+all lanes busy. `codes_out[k, step, role]` (int32, n_starts x max_steps x
+n_roles) as above, `lengths_out[k]` (int32) the joint moves played (negative
+as above for a broken game), `goals_out[k, role]` (int32) the goals in the
+final state (a playout cut at `max_steps` gets that state's goals).
+
+Scalars are Python ints (int64 to numba): an np.int32 role or step count is a
+new signature, hence a compilation. Measured on this machine (docs/propnet.md):
+64 lanes play 10 to 20 times more random playouts per second than change
+propagation or a full forward pass one playout at a time, so playouts belong
+in `lane_playouts`; the one-at-a-time kernels are for walking a tree.
 """
 
 from __future__ import annotations
@@ -409,18 +418,20 @@ def random_playout(net, work, rng, max_steps, codes_out):
 # -- full forward pass, one playout at a time (kept for measurement) ---------------
 
 
-@njit(cache=True, nogil=True)
-def forward_playout(net, value, rng, start_words, max_steps, codes_out, goals_out):
+@njit(cache=True, nogil=True, _nrt=False)
+def forward_playout(net, value, scratch, rng, start_words, max_steps, codes_out, goals_out):
     """A random playout that evaluates every gate at every step (uint8 values, one
-    per node). Slower than `random_playout`; kept to measure the difference."""
+    per node; `scratch` int32, at least n_fluents + n_codes + n_roles long).
+    Slower than the lanes; kept to measure the difference."""
     limit = min(max_steps, codes_out.shape[0])
-    value[:] = 0
+    for n in range(net.n_nodes):
+        value[n] = 0
     for i in range(net.n_fluents):
         value[1 + i] = (start_words[i >> 6] >> np.uint64(i & 63)) & ONE
     base = 1 + net.n_fluents
-    nxt = np.zeros(net.n_fluents, dtype=np.uint8)
-    legal = np.zeros(max(1, net.n_codes), dtype=np.int32)
-    chosen = np.zeros(max(1, net.n_roles), dtype=np.int32)
+    nxt = scratch[: net.n_fluents]
+    legal = scratch[net.n_fluents: net.n_fluents + net.n_codes]
+    chosen = scratch[net.n_fluents + net.n_codes:]
     steps = 0
     while True:
         forward(net, value, net.first_gate, net.split)
@@ -675,12 +686,12 @@ def bench_propagate(net, work, rng, n_playouts, max_steps, codes_out):
     return total
 
 
-@njit(cache=True, nogil=True)
-def bench_forward(net, value, rng, n_playouts, max_steps, codes_out, goals_out):
+@njit(cache=True, nogil=True, _nrt=False)
+def bench_forward(net, value, scratch, rng, n_playouts, max_steps, codes_out, goals_out):
     """As `bench_propagate`, by full forward passes."""
     total = 0
     for _ in range(n_playouts):
-        steps = forward_playout(net, value, rng, net.init_words, max_steps, codes_out, goals_out)
+        steps = forward_playout(net, value, scratch, rng, net.init_words, max_steps, codes_out, goals_out)
         total += steps if steps >= 0 else -1 - steps
     return total
 

@@ -294,10 +294,11 @@ def _bench_strategy(net: Net, strategy: str, seconds: float, max_steps: int) -> 
             return kernels.bench_propagate(net, work, rng, n, max_steps, codes)
     elif strategy == "forward":
         value = np.zeros(net.n_nodes, dtype=np.uint8)
+        scratch = np.zeros(net.n_fluents + net.n_codes + net.n_roles + 1, dtype=np.int32)
         goals = np.zeros(max(1, net.n_roles), dtype=np.int32)
 
         def run(n):
-            return kernels.bench_forward(net, value, rng, n, max_steps, codes, goals)
+            return kernels.bench_forward(net, value, scratch, rng, n, max_steps, codes, goals)
     elif strategy == "lanes":
         lanes = new_lanes(net)
         batch = 1024

@@ -118,7 +118,7 @@ def test_lane_playouts_replay_lane_by_lane(game, request):
     first_codes = np.zeros((1, net.n_roles), dtype=np.int32)
     kernels.random_playout(net, work, new_rng(1), 1, first_codes)
     later = kernels.current_state(work).copy()
-    n = 150
+    n = 600
     starts = np.array([net.init_words if k % 3 else later for k in range(n)], dtype=np.uint64)
     codes = np.zeros((n, 100, net.n_roles), dtype=np.int32)
     lengths = np.zeros(n, dtype=np.int32)

@@ -21,8 +21,10 @@ Built from a `Grounding` in steps that each shrink it:
    and the gates split into those before the moves (no input proposition
    upstream: legal, terminal, goals) and those after.
 
-This module must not know about numba or Prolog: it produces numpy arrays that
-`arrays.py` packs for the kernels.
+The graph work (steps 1 to 5) runs in `build_kernels.py` (generic numba
+kernels over integer arrays); this module keeps the meaning (which atom is
+which fluent, move, goal) and must not know about Prolog. It produces numpy
+arrays that `arrays.py` packs for the playout kernels.
 """
 
 from __future__ import annotations

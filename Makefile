@@ -6,7 +6,7 @@ PORT ?= 9147
 NAME ?= ggp-agent
 PYTEST_ARGS ?=
 
-.PHONY: serve test install install-test clean
+.PHONY: serve test install install-test docker clean
 
 install:
 	docker/install.sh $(VENV)
@@ -19,6 +19,9 @@ serve: install
 
 test: install-test
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+docker:
+	docker build -f docker/Dockerfile -t ggp-agent .
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,6 +1,9 @@
-"""`ggp-agent`: the command line (serve, match, tournament, check, bench, replay).
+"""`ggp-agent`: the command line (serve, match, tournament, check, bench, replay,
+warmup, ping).
 
 Each subcommand is a thin wrapper: parse arguments, call the library, print.
+Every `serve` option also has an environment variable (`GGP_PORT`, `GGP_NAME`,
+...; see SERVE_ENVIRONMENT), so a container is configured without a command line.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ import argparse
 import asyncio
 import json
 import logging
+import logging.handlers
+import os
 import signal
 import sys
 import time
@@ -20,6 +25,21 @@ from .gdl import GdlError, load_game
 from .player import PLAYER_KINDS
 from .reasoner.statemachine import ReasonerError
 from .searchers import SEARCH_RULES
+
+
+#: `serve` options and the environment variables that give their defaults.
+SERVE_ENVIRONMENT = {
+    "host": "GGP_HOST", "port": "GGP_PORT", "name": "GGP_NAME", "player": "GGP_PLAYER",
+    "search": "GGP_SEARCH", "engine": "GGP_ENGINE", "max_matches": "GGP_MAX_MATCHES",
+    "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
+    "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
+}
+
+
+def _env(option: str, default):
+    """The default of a `serve` option: its environment variable when set."""
+    value = os.environ.get(SERVE_ENVIRONMENT[option], "")
+    return value if value != "" else default
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -49,20 +69,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     replay.add_argument("--time-limit", type=float, default=None, help="seconds per query (prolog engine)")
     replay.set_defaults(run=run_replay)
 
-    serve = commands.add_parser("serve", help="serve the GGP protocol over HTTP")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for a public match server)")
-    serve.add_argument("--port", type=int, default=9147, help="port (default 9147; 0 picks a free one)")
-    serve.add_argument("--name", default="ggp-agent", help="the name INFO reports")
-    serve.add_argument("--player", default="agent", choices=sorted(PLAYER_KINDS),
-                       help="agent (searches), random or legal (ggp-base's baselines)")
-    serve.add_argument("--search", choices=SEARCH_RULES, help="search rule (overrides --player's)")
-    serve.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
-    serve.add_argument("--max-matches", type=int, default=1, help="concurrent matches before START gets busy")
-    serve.add_argument("--margin", type=float, default=0.5, help="seconds kept back from every clock")
-    serve.add_argument("--think-time", type=float, default=None, help="cap on thinking per move, seconds")
-    serve.add_argument("--records", type=Path, default=None, help="write the player's match records here")
-    serve.add_argument("--max-body", type=int, default=None, help="largest message in bytes (default 4 MiB)")
+    serve = commands.add_parser(
+        "serve", help="serve the GGP protocol over HTTP",
+        description="Serve the GGP protocol over HTTP. Every option's default can be set "
+                    "by the environment variable named in its help.")
+    serve.add_argument("--host", default=_env("host", "127.0.0.1"),
+                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for a public match server) [GGP_HOST]")
+    serve.add_argument("--port", type=int, default=_env("port", 9147),
+                       help="port (default 9147; 0 picks a free one) [GGP_PORT]")
+    serve.add_argument("--name", default=_env("name", "ggp-agent"), help="the name INFO reports [GGP_NAME]")
+    serve.add_argument("--player", default=_env("player", "agent"), choices=sorted(PLAYER_KINDS),
+                       help="agent (searches), random or legal (ggp-base's baselines) [GGP_PLAYER]")
+    serve.add_argument("--search", default=_env("search", None), choices=SEARCH_RULES,
+                       help="search rule (overrides --player's) [GGP_SEARCH]")
+    serve.add_argument("--engine", default=_env("engine", "prolog"), choices=sorted(ENGINES),
+                       help="the player's reasoner [GGP_ENGINE]")
+    serve.add_argument("--max-matches", type=int, default=_env("max_matches", 1),
+                       help="concurrent matches before START gets busy [GGP_MAX_MATCHES]")
+    serve.add_argument("--margin", type=float, default=_env("margin", 0.5),
+                       help="seconds kept back from every clock at least; grows with measured lateness [GGP_MARGIN]")
+    serve.add_argument("--think-time", type=float, default=_env("think_time", None),
+                       help="cap on thinking per move, seconds [GGP_THINK_TIME]")
+    serve.add_argument("--records", type=Path, default=_env("records", None),
+                       help="write the player's match records here [GGP_RECORDS]")
+    serve.add_argument("--max-body", type=int, default=_env("max_body", None),
+                       help="largest message in bytes (default 4 MiB) [GGP_MAX_BODY]")
+    serve.add_argument("--log-file", type=Path, default=_env("log_file", None),
+                       help="also log to this file, rotated at 10 MiB, 5 kept [GGP_LOG_FILE]")
+    serve.add_argument("--no-warmup", dest="warmup", action="store_false",
+                       default=_env("warmup", "1") not in ("0", "no", "false"),
+                       help="do not load the numba kernels and Prolog at start-up [GGP_WARMUP=0]")
     serve.set_defaults(run=run_serve)
 
     match = commands.add_parser("match", help="run one match over HTTP between GGP players")
@@ -96,9 +132,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tournament.add_argument("--no-progress", action="store_true")
     tournament.set_defaults(run=run_tournament)
 
+    warmup = commands.add_parser("warmup", help="load or compile every numba kernel and start Prolog, then exit")
+    warmup.set_defaults(run=run_warmup)
+
+    ping = commands.add_parser("ping", help="send (info) to a player and print its reply (a health check)")
+    ping.add_argument("address", nargs="?", default=f"127.0.0.1:{os.environ.get('GGP_PORT') or 9147}",
+                      help="HOST:PORT (default 127.0.0.1 and GGP_PORT, else 9147)")
+    ping.add_argument("--timeout", type=float, default=2.5, help="seconds to wait (Tiltyard waits 2.5)")
+    ping.set_defaults(run=run_ping)
+
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if getattr(args, "log_file", None):
+        handler = logging.handlers.RotatingFileHandler(args.log_file, maxBytes=10 << 20, backupCount=5)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.getLogger().addHandler(handler)
     return args.run(args)
 
 
@@ -239,6 +288,10 @@ def run_serve(args) -> int:
         print(f"serving {config.name} on http://{server.address}/", flush=True)
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
+        if args.warmup:  # INFO is answered meanwhile; a START waits for the kernels it needs anyway
+            from .warmup import warm_up
+
+            loop.run_in_executor(None, warm_up)
         for signal_number in (signal.SIGINT, signal.SIGTERM):  # docker stop, Ctrl-C: abort and record
             loop.add_signal_handler(signal_number, stopping.set)
         try:
@@ -254,6 +307,40 @@ def run_serve(args) -> int:
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
         return 2
     return 0
+
+
+def run_warmup(args) -> int:
+    from .warmup import numba_cache_dir, warm_up
+
+    steps = warm_up()
+    for step in steps:
+        detail = f": {step.detail}" if step.detail else ""
+        print(f"{step.part}: {step.status} ({step.seconds:.2f} s){detail}")
+    print(f"numba cache: {numba_cache_dir()}")
+    return 1 if any(step.status == "failed" for step in steps) else 0
+
+
+def run_ping(args) -> int:
+    import urllib.error
+    import urllib.request
+
+    from .protocol import ProtocolError, parse_info_reply
+
+    url = f"http://{args.address}/"
+    request = urllib.request.Request(url, data=b"(info)", headers={"Content-Type": "text/acl"})
+    try:
+        with urllib.request.urlopen(request, timeout=args.timeout) as response:
+            text = response.read(4096).decode("utf-8", errors="replace").strip()
+    except (urllib.error.URLError, OSError) as error:
+        print(f"error: no reply from {args.address}: {getattr(error, 'reason', error)}", file=sys.stderr)
+        return 1
+    print(text)
+    try:
+        fields = parse_info_reply(text)
+    except ProtocolError as error:
+        print(f"error: not an INFO reply: {error}", file=sys.stderr)
+        return 1
+    return 0 if fields.get("status") in ("available", "busy") else 1
 
 
 def run_match(args) -> int:

@@ -8,11 +8,17 @@ worker thread. While a PLAY waits for its deadline the loop is free, so INFO and
 the status page answer at once.
 
 Time: a PLAY's deadline is the moment it arrived plus the play clock, less a
-safety margin (and capped by `think_time` when one is set). A legal move is ready
-before the search is asked anything: each turn the player computes our legal
-moves itself and picks a random one as the fallback, so a search that crashes,
-hangs or proposes an illegal move still yields a legal reply on time. A forced
-move (one legal move) is answered at once.
+safety margin (and capped by `think_time` when one is set). The margin starts
+at the configured one and grows with the lateness measured on earlier replies
+(`timing.AdaptiveMargin`). A legal move is ready before the search is asked
+anything: each turn the player computes our legal moves itself (its Prolog
+calls go ahead of the search's) and picks a random one as the fallback, so a
+search that crashes, hangs or proposes an illegal move still yields a legal
+reply on time. A forced move (one legal move) is answered at once.
+
+When our engine cannot follow the match in time (a slow step) or at all (a
+resource error), the reply is a move from the last legal moves we know, and
+the log says so; a slow step is caught up on the next PLAY.
 
 This module knows nothing of HTTP; the server turns replies and errors into
 responses.
@@ -37,9 +43,11 @@ from .protocol import (
     ABORTED, BUSY, DONE, READY, Abort, Info, Message, Play, Preview, ProtocolError, Start,
     Stop, info_reply, safe_name,
 )
+from .reasoner.prolog_thread import urgent_calls
 from .reasoner.statemachine import State, StateMachine
 from .records import MatchRecord, state_text, write_record
 from .searchers import Search, make_search
+from .timing import AdaptiveMargin
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +129,11 @@ class Match:
     compile_seconds: Optional[float] = None
     search_current: bool = False  # the search's root is the current state
     search_call: Optional[asyncio.Future] = None  # the call into the search in flight
+    pending: list[tuple[Term, ...]] = field(default_factory=list)  # joint moves not applied yet
+    catching_up: Optional[asyncio.Future] = None  # the job applying `pending`
+    lost: Optional[str] = None  # why our engine cannot follow the match any more
+    unsent: Optional[tuple[TurnLog, Optional[float], float]] = None  # last reply: turn, planned, hard limit
+    unsearched: list = field(default_factory=list)  # (joint, state, legal) the search has not seen
     last_message_at: float = field(default_factory=time.monotonic)
     started_wall: float = field(default_factory=time.time)
     ready: Optional[asyncio.Future] = None
@@ -192,6 +205,7 @@ class Player:
             max_workers=2 * config.max_matches, thread_name_prefix="ggp-search"
         )
         self.messages_handled = 0
+        self.margins = AdaptiveMargin(base=config.safety_margin)
 
     def _next_seed(self) -> Optional[int]:
         return None if self.config.seed is None else self._rng.randrange(2**31)
@@ -243,6 +257,7 @@ class Player:
             "engine": self.config.engine,
             "max_matches": self.config.max_matches,
             "messages_handled": self.messages_handled,
+            "timing": self.margins.snapshot(),
             "matches": [self._live_summary(m) for m in self._matches.values()],
             "finished": list(self._finished),
         }
@@ -275,7 +290,7 @@ class Player:
         match = Match(start=message, received=received, last_message_at=received)
         self._matches[message.match_id] = match
         match.ready = loop.run_in_executor(self._pool, self._compile, match)
-        deadline = received + message.start_clock - self.config.safety_margin
+        deadline = received + message.start_clock - self.margins.margin(message.start_clock)
         try:
             await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, deadline - time.monotonic()))
         except asyncio.TimeoutError:
@@ -308,7 +323,10 @@ class Player:
         machine = self._engine_factory(game)
         try:
             state = machine.initial_state()
-            legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role_index))
+            terminal = machine.is_terminal(state)
+            legal = () if terminal else tuple(machine.legal_moves(state, role_index))
+            if not terminal and not legal:  # no reply could ever be legal: decline the match
+                raise MatchError(f"role {match.start.role} has no legal move in the initial state (a broken game)")
             match.role_index, match.roles, match.machine = role_index, tuple(game.roles), machine
             match.state, match.legal_now = state, legal
             match.fallback = self._rng.choice(legal) if legal else None
@@ -340,10 +358,9 @@ class Player:
     async def _play(self, match: Match, message: Play, received: float) -> str:
         start = match.start
         hard_limit = received + start.play_clock
-        deadline = hard_limit - self.config.safety_margin
+        deadline = hard_limit - self.margins.margin(start.play_clock)
         if self.config.think_time is not None:
             deadline = min(deadline, received + self.config.think_time)
-        loop = asyncio.get_running_loop()
         try:
             await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, hard_limit - time.monotonic()))
         except asyncio.TimeoutError:
@@ -364,29 +381,25 @@ class Player:
             hold = getattr(match.search, "hold", None)
             if hold is not None:  # the search leaves the engine to us until advance()
                 _quietly(hold)
-            apply = loop.run_in_executor(self._pool, self._apply, match, message.moves)
-            try:
-                await asyncio.wait_for(asyncio.shield(apply), timeout=max(0.0, hard_limit - time.monotonic()))
-            except asyncio.TimeoutError:
-                log.error("PLAY match=%s: applying the joint move took the whole clock", match.match_id)
-                return str(match.fallback) if match.fallback is not None else "nil"
-            except Exception as error:
-                raise MatchError(
-                    f"match {match.match_id}: cannot apply the joint move "
-                    f"({' '.join(map(str, message.moves))}): {error}"
-                ) from None
+            match.pending.append(tuple(message.moves))
+            if not await self._catch_up(match, deadline):
+                return self._stale_reply(match, received, hard_limit)
             match.search_current = False
+            steps, match.unsearched = match.unsearched, []
             try:
-                await self._call_search(match, self._advance_search, match, message.moves, match.state,
-                                        match.legal_now, timeout=max(0.0, deadline - time.monotonic()))
+                await self._call_search(match, self._advance_search, match, steps,
+                                        timeout=max(0.0, deadline - time.monotonic()))
             except (asyncio.TimeoutError, SearchBusyError):
                 log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
+        planned = None
         if len(match.legal_now) > 1 and match.search_current and getattr(match.search, "thinks", True):
+            planned = deadline
             await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         move, source, stats = await self._choose(match, hard_limit)
         reply_at = time.monotonic()
         turn = TurnLog(len(match.joint_moves), str(move), source, reply_at - received, hard_limit - reply_at, stats)
         match.turns.append(turn)
+        match.unsent = (turn, planned, hard_limit)
         log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s",
                  match.match_id, match.role_text, turn.turn, turn.move, source, turn.time_used,
                  turn.margin_left, stats.get("playouts", "-"))
@@ -405,24 +418,91 @@ class Player:
         match.search_call = future
         return await asyncio.wait_for(asyncio.shield(future), timeout=timeout)
 
-    def _apply(self, match: Match, joint_move: tuple[Term, ...]) -> None:
-        """Apply the reported joint move with our engine; new legal moves and fallback (pool thread)."""
-        machine = match.machine
-        state = machine.next_state(match.state, joint_move)
-        terminal = machine.is_terminal(state)
-        legal = () if terminal else tuple(machine.legal_moves(state, match.role_index))
-        match.state, match.legal_now = state, legal
-        match.fallback = self._rng.choice(legal) if legal else None
-        match.joint_moves.append(tuple(joint_move))
-        match.states.append(state_text(state))
+    async def _catch_up(self, match: Match, deadline: float) -> bool:
+        """Apply the reported joint moves our engine has not applied yet, until `deadline`.
 
-    def _advance_search(self, match: Match, joint_move: tuple[Term, ...], state: State,
-                        legal: tuple[Term, ...]) -> None:
-        """Move the search's root (pool thread); a failure leaves the fallback to play."""
+        True when our state is the match's current one. The work runs in the
+        engine pool; a job that outlives the deadline goes on, and the next
+        PLAY takes its result. An engine error means we lost track of the
+        match for good (`match.lost`).
+        """
+        loop = asyncio.get_running_loop()
+        while match.lost is None and (match.pending or match.catching_up is not None):
+            if match.catching_up is None:
+                match.catching_up = loop.run_in_executor(
+                    self._pool, _follow, match.machine, match.state, match.role_index, list(match.pending))
+            job = match.catching_up
+            try:
+                results, error = await asyncio.wait_for(asyncio.shield(job), timeout=max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                log.error("PLAY match=%s: our engine is still computing the new state at the deadline",
+                          match.match_id)
+                return False
+            if match.catching_up is job:
+                match.catching_up = None
+                self._take_states(match, results)
+                if error is not None:
+                    match.lost = f"{type(error).__name__}: {error}"[:300]
+                    log.error("match=%s: our engine cannot compute the state of turn %d (%s); "
+                              "the last legal moves we know will play from now on",
+                              match.match_id, len(match.joint_moves) + 1, match.lost)
+        return match.lost is None
+
+    def _take_states(self, match: Match, results: list[tuple[tuple[Term, ...], State, tuple[Term, ...]]]) -> None:
+        """Record the states our engine computed (on the event loop)."""
+        for joint, state, legal in results:
+            match.pending.pop(0)
+            match.state, match.legal_now = state, legal
+            match.fallback = self._rng.choice(legal) if legal else None
+            match.joint_moves.append(joint)
+            match.states.append(state_text(state))
+            match.unsearched.append((joint, state, legal))
+
+    def _stale_reply(self, match: Match, received: float, hard_limit: float) -> str:
+        """A reply when our state is behind the match: one of the last legal moves we know."""
+        move = self._rng.choice(match.legal_now) if match.legal_now else None
+        reply_at = time.monotonic()
+        turn = TurnLog(len(match.joint_moves) + len(match.pending), str(move), "stale",
+                       reply_at - received, hard_limit - reply_at, {"lost": match.lost} if match.lost else {})
+        match.turns.append(turn)
+        match.unsent = (turn, None, hard_limit)
+        log.warning("PLAY match=%s role=%s turn=%d move=%s source=stale (our state is %d joint move(s) behind) "
+                    "used=%.3fs margin_left=%.3fs", match.match_id, match.role_text, turn.turn, turn.move,
+                    len(match.pending), turn.time_used, turn.margin_left)
+        return "nil" if move is None else str(move)
+
+    def reply_sent(self, message: Message, sent_at: float, delivered: bool) -> None:
+        """The server wrote our reply to `message` at `sent_at` (or could not: `delivered`).
+
+        Feeds the adaptive margin with how late the reply went out, and puts the
+        real margin left in the turn's log.
+        """
+        if not isinstance(message, Play):
+            return
+        match = self._matches.get(message.match_id)
+        if match is None or match.unsent is None:
+            return
+        turn, planned, hard_limit = match.unsent
+        match.unsent = None
+        clock = turn.time_used + turn.margin_left
+        turn.margin_left = hard_limit - sent_at
+        turn.time_used = clock - turn.margin_left
+        if not delivered:
+            turn.stats = {**turn.stats, "delivered": False}
+            log.error("PLAY match=%s turn=%d: the reply %s could not be sent: the manager closed the "
+                      "connection (it will substitute a move of its own)", match.match_id, turn.turn, turn.move)
+            return
+        if planned is not None:
+            self.margins.observe(planned, sent_at)
+
+    def _advance_search(self, match: Match, steps: list) -> None:
+        """Move the search's root by each (joint move, state, our legal moves) in
+        turn (pool thread); a failure leaves the fallback to play."""
         if match.search is None:
             return
         try:
-            match.search.advance(joint_move, state, legal_moves=legal)
+            for joint_move, state, legal in steps:
+                match.search.advance(joint_move, state, legal_moves=legal)
         except Exception as error:
             log.error("match=%s: the search failed to advance (%s); the fallback move will play",
                       match.match_id, error)
@@ -438,6 +518,10 @@ class Player:
         legal = match.legal_now
         if len(legal) == 1:
             return legal[0], "forced", {}
+        if not legal:
+            log.error("match=%s: our role has no legal move in a state that is not terminal (a broken game); "
+                      "replying nil", match.match_id)
+            return None, "none", {}
         if not match.search_current:
             return match.fallback, "fallback", {}
         patience = max(0.01, min(0.25, (hard_limit - time.monotonic()) / 2))
@@ -482,6 +566,15 @@ class Player:
                 pass  # a match that never started has nothing to free
         async with match.lock:
             loop = asyncio.get_running_loop()
+            if match.catching_up is not None:  # a slow step: let it finish, keep its states
+                job, match.catching_up = match.catching_up, None
+                try:
+                    results, error = await job
+                    self._take_states(match, results)
+                    if error is not None:
+                        match.lost = f"{type(error).__name__}: {error}"[:300]
+                except Exception as error:  # noqa: BLE001
+                    match.lost = f"{type(error).__name__}: {error}"[:300]
             try:
                 goals = await loop.run_in_executor(self._pool, self._release, match, moves)
             except Exception as error:
@@ -508,10 +601,17 @@ class Player:
                     log.error("match=%s: the search failed to stop: %s", match.match_id, error)
             if match.machine is not None and match.state is not None:
                 state = match.state
+                joints = list(match.pending)
                 if moves is not None and len(moves) == len(match.roles):
-                    state = match.machine.next_state(state, moves)
-                    match.joint_moves.append(tuple(moves))
+                    joints.append(tuple(moves))
+                if match.lost is not None:  # the moves go in the record; no state, no goals
+                    match.joint_moves.extend(joints)
+                    return None
+                for joint in joints:
+                    state = match.machine.next_state(state, joint)
+                    match.joint_moves.append(joint)
                     match.states.append(state_text(state))
+                match.pending.clear()
                 if match.machine.is_terminal(state):
                     goals = list(match.machine.goal_values(state))
         finally:
@@ -540,6 +640,7 @@ class Player:
                 "compileSeconds": match.compile_seconds,
                 "turns": [t.to_json() for t in match.turns],
                 "searchRule": self.config.search,
+                **({"engineLost": match.lost} if match.lost else {}),
             },
         )
 
@@ -559,6 +660,24 @@ def _find_role(roles, wanted: Term) -> Optional[int]:
         if str(role).lower() == lowered:
             return index
     return None
+
+
+def _follow(machine: StateMachine, state: State, role: int, joint_moves: list[tuple[Term, ...]]):
+    """Apply joint moves from `state` (engine pool thread): per move (joint, state, our legal moves).
+
+    Returns (what was done, the error that stopped it or None). Its Prolog
+    calls go ahead of the search's, so the fallback never waits for a playout.
+    """
+    done = []
+    try:
+        with urgent_calls():
+            for joint in joint_moves:
+                state = machine.next_state(state, joint)
+                legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role))
+                done.append((joint, state, legal))
+    except Exception as error:  # noqa: BLE001 - the caller decides, the match goes on
+        return done, error
+    return done, None
 
 
 def _quietly(function) -> None:

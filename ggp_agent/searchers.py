@@ -101,20 +101,22 @@ class MonteCarloSearch:
 
     The engine may be shared (the Prolog engine runs every call on one thread,
     for every match and the controller in the process), so the search keeps
-    each of its calls short: it plays step by step (a few calls per step) until
-    playouts are known to be quick, and only then plays a whole playout in one
-    call; a one-call playout that takes longer than SINGLE_CALL_LIMIT sends it
-    back to steps. `hold()` makes it leave the engine alone until the next
-    `advance()`, so the player's own calls for a new joint move never wait.
+    each of its calls short: an engine with `bounded_playout` plays a playout
+    as a series of calls of CALL_BUDGET seconds each (checking between them
+    whether the root moved or the player wants the engine), any other engine
+    step by step. `hold()` makes it leave the engine alone until the next
+    `advance()`, so the player's own calls for a new joint move wait for one
+    short call at most.
     """
 
     rule = "mc"
     thinks = True
 
-    #: Longest a single engine call of the search may take, in seconds.
-    SINGLE_CALL_LIMIT = 0.05
-    #: Quick step-by-step playouts in a row before playouts become one call.
-    QUICK_PLAYOUTS_TO_SWITCH = 3
+    #: Wall-clock seconds one playout call may hold the engine (between steps).
+    CALL_BUDGET = 0.05
+    #: Time limit of one playout call as a whole, in seconds: a single step
+    #: slower than this is a game too slow to sample; the playout fails.
+    CALL_TIME_LIMIT = 2.0
 
     def __init__(
         self,
@@ -138,8 +140,6 @@ class MonteCarloSearch:
         self._total_playouts = 0
         self._errors = 0
         self._last_error: Optional[str] = None
-        self._single_call = False
-        self._quick_in_a_row = 0
 
     def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         self._set_root(state, legal_moves)
@@ -202,7 +202,7 @@ class MonteCarloSearch:
                 "playouts_per_second": round(root.playouts / elapsed, 1),
                 "total_playouts": self._total_playouts,
                 "legal_moves": len(root.moves),
-                "playout_mode": "one call" if self._single_call else "step by step",
+                "playout_mode": "bounded calls" if hasattr(self._machine, "bounded_playout") else "step by step",
                 "top_moves": [
                     {"move": text, "visits": count, "mean_goal": round(value, 2)}
                     for value, count, text in ranked[:5]
@@ -264,31 +264,23 @@ class MonteCarloSearch:
         ]
         self._check(root)
         state = machine.next_state(state, joint)
-        random_playout = getattr(machine, "random_playout", None)
-        began = time.monotonic()
-        if self._single_call and random_playout is not None:
-            # The engine plays the whole playout in one call (the Prolog engine
-            # loops inside Prolog): far fewer round trips than a step at a time.
-            self._check(root)
-            goals, _steps, _terminal = random_playout(state, self._max_depth)
-            if time.monotonic() - began > self.SINGLE_CALL_LIMIT:
-                self._single_call = False
-                self._quick_in_a_row = 0
-            return float(goals[self._role])
+        bounded_playout = getattr(machine, "bounded_playout", None)
+        if bounded_playout is not None:
+            steps_left = self._max_depth
+            while True:
+                self._check(root)
+                progress = bounded_playout(state, steps_left, self.CALL_BUDGET, time_limit=self.CALL_TIME_LIMIT)
+                if progress.finished:
+                    return float(progress.goals[self._role])
+                steps_left -= progress.steps
+                state = progress.reached
         for _ in range(self._max_depth):
             self._check(root)
             if machine.is_terminal(state):
                 break
             joint = [rng.choice(machine.legal_moves(state, r)) for r in roles]
             state = machine.next_state(state, joint)
-        value = float(machine.goal_values(state)[self._role])
-        if random_playout is not None:
-            if time.monotonic() - began < self.SINGLE_CALL_LIMIT:
-                self._quick_in_a_row += 1
-                self._single_call = self._quick_in_a_row >= self.QUICK_PLAYOUTS_TO_SWITCH
-            else:
-                self._quick_in_a_row = 0
-        return value
+        return float(machine.goal_values(state)[self._role])
 
 
 class RandomSearch:

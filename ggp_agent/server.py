@@ -110,7 +110,7 @@ def _refuse_size(request: web.Request, size: int, limit: int) -> web.Response:
     return response
 
 
-async def _dispatch(request: web.Request, text: str, received: float) -> web.Response:
+async def _dispatch(request: web.Request, text: str, received: float) -> web.StreamResponse:
     player = request.app[PLAYER_KEY]
     try:
         if len(text) > _PARSE_INLINE_LIMIT:
@@ -125,7 +125,28 @@ async def _dispatch(request: web.Request, text: str, received: float) -> web.Res
     except Exception as error:  # a bug of ours: answer, log, keep serving
         log.exception("error while handling a message from %s", request.remote)
         return _reply(_one_line(f"internal error: {type(error).__name__}: {error}"), status=500)
-    return _reply(reply)
+    return await _send(request, _reply(reply), message, player)
+
+
+async def _send(request: web.Request, response: web.Response, message, player: Player) -> web.StreamResponse:
+    """Write the reply now, and tell the player when it went out or that it could not.
+
+    The player measures its lateness against the moment the bytes reach the
+    socket, not the moment it chose the move; and a manager that closed the
+    connection before reading (a dropped reply) is worth a line in the log.
+    """
+    delivered = True
+    try:
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            raise ConnectionResetError("the connection is closed")
+        await response.prepare(request)
+        await response.write_eof()
+    except (ConnectionError, RuntimeError) as error:  # aiohttp raises either on a closed transport
+        delivered = False
+        log.debug("reply to %s not delivered: %s", request.remote, error)
+    player.reply_sent(message, time.monotonic(), delivered)
+    return response
 
 
 def _stats_html(stats: Optional[dict]) -> str:
@@ -149,6 +170,15 @@ def _stats_html(stats: Optional[dict]) -> str:
         text += ("<table class=inner><tr><th>move</th><th>visits</th><th>mean goal</th></tr>"
                  f"{rows}</table>")
     return text
+
+
+def _timing_html(timing: Optional[dict]) -> str:
+    """The safety margin in force and the lateness it answers to."""
+    if not timing:
+        return ""
+    return (f"<p>Safety margin now <b>{timing['margin_now']:.3f} s</b> (base {timing['base_margin']:g} s; "
+            f"replies lately {timing['lateness']:.3f} s later than planned, at worst "
+            f"{timing['worst_lateness']:.3f} s, over {timing['replies_measured']} replies).</p>")
 
 
 def status_page(status: dict) -> str:
@@ -214,6 +244,7 @@ code {{ font-size: 0.9em; }}
 <p>Search <b>{esc(status['search'])}</b>, engine <b>{esc(status['engine'])}</b>,
 up to {status['max_matches']} match(es) at once, {status['messages_handled']} messages handled.
 This page refreshes every 2 s; <a href="/status.json">as JSON</a>.</p>
+{_timing_html(status.get('timing'))}
 <h2>Matches in progress</h2>
 {match_rows(status['matches'], finished=False)}
 <h2>Finished matches</h2>

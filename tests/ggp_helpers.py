@@ -7,6 +7,7 @@ that started it; nothing talks to any other address.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from dataclasses import dataclass
@@ -19,8 +20,9 @@ from ggp_agent.server import start_server
 REPO = Path(__file__).resolve().parents[1]
 GAMES = REPO / "gdl_games"
 TICTACTOE = GAMES / "tictactoe.kif"
-#: ../shared next to the repository (absent in a user's clone: tests skip).
-SHARED = REPO.parent / "shared"
+#: ../shared next to the repository (absent in a user's clone: tests skip);
+#: GGP_SHARED points elsewhere (as in conftest.py).
+SHARED = Path(os.environ.get("GGP_SHARED", REPO.parent / "shared"))
 
 
 class ServerThread:
@@ -136,3 +138,57 @@ def start_message(match_id: str, role: str, game: Path = TICTACTOE, start_clock:
     """A START as ggp-base sends it: the rules wrapped in one more pair of parentheses."""
     rules = game.read_text(encoding="utf-8")
     return f"(START {match_id} {role} ({rules}\n) {start_clock:g} {play_clock:g})"
+
+
+class ServeProcess:
+    """`ggp-agent serve` as a child process on 127.0.0.1 (a port of its own choosing).
+
+    Its log goes to `log_path`; `env` adds environment variables (e.g. small
+    Prolog limits); the process is stopped (SIGTERM, then SIGKILL) on exit.
+    """
+
+    def __init__(self, *arguments: str, log_path: Path, env: Optional[dict] = None, cwd: Optional[Path] = None):
+        import subprocess
+        import sys
+
+        self.log_path = log_path
+        self._log = open(log_path, "w", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ggp_agent.cli", "serve", "--host", "127.0.0.1", "--port", "0", *arguments],
+            stdout=subprocess.PIPE, stderr=self._log, text=True,
+            env={**os.environ, **(env or {})}, cwd=cwd,
+        )
+        line = self.process.stdout.readline()
+        if not line.startswith("serving "):
+            self.stop()
+            raise RuntimeError(f"ggp-agent serve did not start: {line!r}; log: {self.log()}")
+        self.address = line.split("http://", 1)[1].strip().rstrip("/")
+        self.port = int(self.address.rsplit(":", 1)[1])
+
+    def post(self, message: str, timeout: float = 30) -> "RawResponse":
+        body = message.encode("utf-8")
+        head = (f"POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: {len(body)}\r\n\r\n").encode("ascii")
+        return raw_request(self.port, head + body, timeout)
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self) -> int:
+        import subprocess
+
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self._log.close()
+        return self.process.returncode
+
+    def __enter__(self) -> "ServeProcess":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -21,6 +21,7 @@
             all_legal_moves/3,
             next_state/4,
             is_terminal/2,
+            bounded_playout/8,
             goal_lists/3,
             random_playout/6,
             bench_playouts/5
@@ -217,4 +218,40 @@ bench_loop(M, Initial, Deadline, MaxSteps, P0, P, S0, S) :-
     (   Now >= Deadline
     ->  P = P1, S = S1
     ;   bench_loop(M, Initial, Deadline, MaxSteps, P1, P, S1, S)
+    ).
+
+%!  bounded_playout(+Module, +Fluents, +MaxSteps, +Budget, -Steps, -Outcome, -Goals, -Reached) is det.
+%   A random playout that gives the Prolog thread back after Budget seconds of
+%   wall-clock time (checked between steps; a step itself is not cut). Every
+%   other caller waits while one call runs, the player's legal-move fallback
+%   included, so a search plays long playouts as a series of short calls.
+%   Outcome is terminal, step_limit or budget. Goals are the goal values in the
+%   last state (the highest per role, 0 when none) unless Outcome is budget,
+%   when they are []. Reached is the last state's fluents when Outcome is budget
+%   (the caller goes on from there), else [].
+bounded_playout(M, Fluents, MaxSteps, Budget, Steps, Outcome, Goals, Reached) :-
+    set_state(M, Fluents),
+    game_info(M, _, Roles),
+    get_time(Now),
+    Stop is Now + Budget,
+    bounded_loop(M, Roles, 0, MaxSteps, Stop, Steps, Outcome),
+    (   Outcome == budget
+    ->  Goals = [],
+        findall(F, M:'gdl:true'(F), Reached)
+    ;   Reached = [],
+        maplist(current_goal_value(M), Roles, Goals)
+    ).
+
+bounded_loop(M, Roles, Step, MaxSteps, Stop, Steps, Outcome) :-
+    (   M:'gdl:terminal'
+    ->  Steps = Step, Outcome = terminal
+    ;   Step >= MaxSteps
+    ->  Steps = Step, Outcome = step_limit
+    ;   Step > 0, get_time(Now), Now >= Stop
+    ->  Steps = Step, Outcome = budget
+    ;   maplist(random_legal(M), Roles, Moves),
+        current_next(M, Moves, Next),
+        set_state(M, Next),
+        Step1 is Step + 1,
+        bounded_loop(M, Roles, Step1, MaxSteps, Stop, Steps, Outcome)
     ).

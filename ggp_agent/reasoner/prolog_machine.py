@@ -15,7 +15,9 @@ from __future__ import annotations
 import itertools
 import logging
 import random
+import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -42,6 +44,25 @@ _module_counter = itertools.count(1)
 _module_counter_lock = threading.Lock()
 
 _RUNTIME = "ggp_runtime"
+
+
+@dataclass(frozen=True)
+class PlayoutProgress:
+    """What one `bounded_playout` call did.
+
+    `outcome` is "terminal", "step_limit" or "budget". `goals` are the goal
+    values in the last state (None when the budget ran out first); `reached`
+    is the state the playout got to when the budget ran out (else None).
+    """
+
+    steps: int
+    outcome: str
+    goals: Optional[tuple[int, ...]]
+    reached: Optional[State]
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome != "budget"
 
 
 class PrologStateMachine:
@@ -187,6 +208,34 @@ class PrologStateMachine:
     def is_legal(self, state: State, role: int, move: Term) -> bool:
         return move in self.legal_moves(state, role)
 
+    def bounded_playout(
+        self, state: State, max_steps: int, budget: float, time_limit: Optional[float] = None
+    ) -> "PlayoutProgress":
+        """A random playout that holds the Prolog thread for about `budget` seconds at most.
+
+        The one Prolog thread serves every caller in the process, so a long
+        playout would make the player's own calls (its legal-move fallback)
+        wait. This one stops after `budget` seconds of wall-clock time (checked
+        between steps; at least one step is played) and returns the state it
+        reached, so the caller can go on from there in another call, or drop
+        it. `time_limit` bounds the call as a whole (default: the machine's
+        query time limit), for a single step that never ends.
+        """
+        def read(refs: int) -> PlayoutProgress:
+            steps = swipl.get_int(refs + 4)
+            outcome = str(swipl.get_term(refs + 5))
+            goals = tuple(swipl.get_int(item) for item in swipl.get_list(refs + 6))
+            reached = frozenset(_read_term_list(refs + 7)) if outcome == "budget" else None
+            return PlayoutProgress(steps, outcome, goals if outcome != "budget" else None, reached)
+
+        return self._query(
+            "bounded_playout",
+            [_state_filler(state), _int_filler(max_steps), _float_filler(budget),
+             _var_filler, _var_filler, _var_filler, _var_filler],
+            read,
+            time_limit=time_limit,
+        )
+
     def random_playout(
         self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS, seed: Optional[int] = None
     ) -> tuple[tuple[int, ...], int, bool]:
@@ -279,8 +328,10 @@ class PrologStateMachine:
         self.close()
 
     def __del__(self) -> None:  # pragma: no cover - best effort
+        # Not while the interpreter shuts down: the Prolog thread (a daemon) no
+        # longer runs then, and waiting for it would hang the exit.
         try:
-            if not self._closed and PrologThread._instance is not None:
+            if not self._closed and PrologThread._instance is not None and not sys.is_finalizing():
                 self.close()
         except Exception:  # noqa: BLE001
             pass

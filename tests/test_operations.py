@@ -1,0 +1,52 @@
+"""What an operator runs: `ggp-agent warmup`, `ggp-agent ping`, settings from the environment."""
+
+import socket
+import subprocess
+import sys
+
+from ggp_agent.warmup import warm_up
+from .ggp_helpers import ServeProcess
+
+
+def _cli(*arguments: str, env=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ggp_agent.cli", *arguments], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def test_warm_up_runs_the_hooks_that_exist_and_skips_the_others():
+    steps = warm_up(hooks=(
+        ("ggp_agent.no_such_part", "warm_up"),  # a part that has not landed
+        ("ggp_agent.warmup", "no_such_function"),  # a part without a warm-up yet
+        ("ggp_agent.warmup", "numba_cache_dir"),  # one that exists
+    ))
+    assert [(step.part.rsplit(".", 1)[-1], step.status) for step in steps] == [
+        ("prolog", "ok"), ("warm_up", "absent"), ("no_such_function", "absent"), ("numba_cache_dir", "ok"),
+    ]
+    assert "not installed" in steps[1].detail
+
+
+def test_the_warmup_command_reports_every_part():
+    done = _cli("warmup")
+    assert done.returncode == 0, done.stderr
+    assert "prolog: ok" in done.stdout
+    assert "ggp_agent.propnet.kernels.warm_up:" in done.stdout and "ggp_agent.search.warmup.warm_up:" in done.stdout
+
+
+def test_serve_takes_its_settings_from_the_environment_and_ping_reads_info(tmp_path):
+    env = {"GGP_NAME": "from-env", "GGP_RECORDS": str(tmp_path / "records"), "GGP_MARGIN": "0.25",
+           "GGP_WARMUP": "0"}
+    with ServeProcess(log_path=tmp_path / "serve.log", env=env) as agent:
+        ping = _cli("ping", agent.address)
+        assert ping.returncode == 0, ping.stderr
+        assert ping.stdout.strip() == "((name from-env) (status available))"
+        status = agent.post("(info)").text
+    assert status == "((name from-env) (status available))"
+    assert "warm-up" not in (tmp_path / "serve.log").read_text()
+
+
+def test_ping_fails_when_nobody_answers():
+    with socket.socket() as sock:  # a port that is free, then closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = _cli("ping", f"127.0.0.1:{port}", "--timeout", "2")
+    assert done.returncode == 1 and "no reply" in done.stderr

@@ -786,3 +786,11 @@ def dispatchers() -> list:
     from numba.core.registry import CPUDispatcher
 
     return [value for value in globals().values() if isinstance(value, CPUDispatcher)]
+
+
+def warm_up() -> None:
+    """Load every kernel of the propnet (builder and playouts) by running a tiny
+    game through them: `machine.warm_up`, here where `ggp_agent.warmup` looks."""
+    from .machine import warm_up as run
+
+    run()

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..gdl.analysis import sentence_of
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Distinct, Not, Rule, Symbol, Term, Variable, relation_key, variables
+from ..gdl.terms import Compound, Distinct, Not, Rule, Symbol, Term, Variable, relation_key
 from ..gdl.validate import ValidatedGame
 from ..reasoner import swipl
 from ..reasoner.compile import order_body, predicate_name

@@ -32,9 +32,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-from ..gdl.analysis import sentence_of
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Literal, Rule, Symbol, Term, Variable, relation_key, variables
+from ..gdl.terms import Compound, Distinct, Literal, Not, Rule, Symbol, Term, Variable, relation_key, variables
 from ..gdl.validate import ValidatedGame
 
 _ROLE_FIRST = {("legal", 2), ("goal", 2)}
@@ -298,9 +297,6 @@ def _rule_key(head: Sentence, body: list[Literal]) -> str:
             return "(" + term.functor + " " + " ".join(rename(a) for a in term.args) + ")"
         if isinstance(term, Symbol):
             return term.name
-        # literals: not / distinct
-        from ..gdl.terms import Distinct, Not
-
         if isinstance(term, Not):
             return "(not " + rename(term.literal) + ")"
         if isinstance(term, Distinct):
@@ -308,11 +304,6 @@ def _rule_key(head: Sentence, body: list[Literal]) -> str:
         raise TypeError(term)
 
     return rename(head) + " :- " + " ".join(rename(l) for l in body)
-
-
-def relation_of_literal(literal: Literal) -> Optional[tuple[str, int]]:
-    sentence = sentence_of(literal)
-    return None if sentence is None else relation_key(sentence)
 
 
 def join_order(body: list[Literal], is_static: Callable[[tuple[str, int]], bool],

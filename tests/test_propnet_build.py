@@ -215,3 +215,25 @@ def test_grounding_gives_up_within_its_bounds_and_says_where():
     assert "too_many_atoms" in caught.value.reason and "next" in caught.value.where
     with pytest.raises(PropnetUnavailable):
         PropnetStateMachine(game, time_limit=0.5)
+
+
+def test_rules_differing_in_one_literal_share_an_or():
+    """(next x) :- (true s), (does r a) and (next x) :- (true s), (does r b) become
+    one AND of s with an OR of the two moves."""
+    game = load_game("""
+        (role r) (init s) (init t)
+        (legal r a) (legal r b) (legal r c)
+        (<= (next x) (true s) (does r a))
+        (<= (next x) (true s) (does r b))
+        (<= (next y) (true t) (does r a))
+        (<= (next y) (true t) (does r b))
+        (<= (next s) (true s)) (<= (next t) (true t))
+        (<= terminal (true x)) (goal r 100)
+    """)
+    network = build_network(ground(game))
+    # one OR(a, b) shared by two ANDs
+    assert network.stats["or_gates"] == 1 and network.stats["and_gates"] == 2
+    machine = PropnetStateMachine(game)
+    for move, expected in (("a", True), ("b", True), ("c", False)):
+        state = machine.next_state(machine.initial_state(), [T(move)])
+        assert (T("x") in state) == expected and (T("y") in state) == expected

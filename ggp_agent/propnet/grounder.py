@@ -49,7 +49,7 @@ from ..reasoner.compile import order_body, predicate_name
 from ..reasoner.prolog_query import call_predicate, consult_runtime
 from ..reasoner.prolog_thread import PrologThread
 from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
-from .rules import Estimates, Factoring, answer_plan, canonical, join_order, prepare_rules
+from .rules import Estimates, Factoring, answer_plan, canonical, join_order, merge_alternatives, prepare_rules
 
 GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
 _MODULE = "ggp_grounder"
@@ -325,10 +325,16 @@ def _run(job: _Job):
         factored = []
         for rule in network_rules:
             factored.extend(factoring.factor(rule))
-        network_rules = factored
         aux_rules = factoring.aux_rules
+        names = itertools.count(factoring.aux_count + 1)
+        with_aux = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
+        merged, alt_rules = merge_alternatives(aux_rules + factored, lambda key: key not in with_aux,
+                                               lambda: f"aux {next(names)}")
+        aux_keys = {relation_key(rule.head) for rule in aux_rules}
+        aux_rules = [rule for rule in merged if relation_key(rule.head) in aux_keys] + alt_rules
+        network_rules = [rule for rule in merged if relation_key(rule.head) not in aux_keys]
     if aux_rules:
-        aux_keys = [relation_key(rule.head) for rule in aux_rules]
+        aux_keys = _dependency_order(aux_rules)
         _call(job, "ground_create", [_atom(r), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
         _call(job, "ground_create", [_atom(f), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
         dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
@@ -427,6 +433,32 @@ def _components(rules, relations, dynamic):
     recursive = {i for i, members in enumerate(components)
                  if len(members) > 1 or members[0] in edges[members[0]]}
     return components, component_of, recursive
+
+
+def _dependency_order(rules: list[Rule]) -> list[tuple[str, int]]:
+    """The rules' head relations, each after the others of them it reads."""
+    heads: dict[tuple[str, int], set] = {}
+    for rule in rules:
+        reads = heads.setdefault(relation_key(rule.head), set())
+        for literal in rule.body:
+            sentence = sentence_of(literal)
+            if sentence is not None:
+                reads.add(relation_key(sentence))
+    order: list[tuple[str, int]] = []
+    placed: set = set()
+    pending = list(heads)
+    while pending:
+        progress = False
+        for key in list(pending):
+            if all(dep in placed or dep not in heads or dep == key for dep in heads[key]):
+                order.append(key)
+                placed.add(key)
+                pending.remove(key)
+                progress = True
+        if not progress:  # a cycle (not made by factoring): keep the given order
+            order.extend(pending)
+            break
+    return order
 
 
 def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[int]]:

@@ -20,6 +20,9 @@ literal's number of facts and distinct values per variable, measured on the
 relaxed model by the grounder); a split is kept when it cuts the estimate by
 a third. Identical auxiliary rules are shared.
 
+After factoring, rules that differ in one literal only are merged over an
+auxiliary relation holding the alternatives (`merge_alternatives`).
+
 `with_role_domain` also gives a `legal`/`goal` rule whose role variable only
 the caller binds (edge case `test_case_3e`) the body literal `(role ?r)`, so
 every instance is ground. This module must not know about Prolog or the network.
@@ -151,6 +154,7 @@ class Factoring:
         self.aux_rules: list[Rule] = []
         self._shared: dict[str, Sentence] = {}
         self._names = itertools.count(1)
+        self.aux_count = 0
 
     def factor(self, rule: Rule) -> list[Rule]:
         """The rule as one or more rules (auxiliary ones go to `aux_rules` first)."""
@@ -238,6 +242,7 @@ class Factoring:
             # the same rule up to variable names: reuse its relation
             name = shared.name if isinstance(shared, Symbol) else shared.functor
             return Compound(name, tuple(keep)) if keep else Symbol(name)
+        self.aux_count += 1
         name = f"{AUX_PREFIX}{next(self._names)}"
         head: Sentence = Compound(name, tuple(keep)) if keep else Symbol(name)
         self._shared[key] = head
@@ -431,3 +436,64 @@ def _placed(goals: list, pending: list, bound: set) -> list:
         release()
     plan.extend(("goal", literal, False) for literal in pending)
     return plan
+
+
+def merge_alternatives(rules: list[Rule], is_static: Callable[[tuple[str, int]], bool],
+                       new_name: Callable[[], str]) -> tuple[list[Rule], list[Rule]]:
+    """Rules that differ in one literal only become one rule over an auxiliary
+    relation holding both alternatives.
+
+    `(<= H C... L1)` and `(<= H C... L2)`, where every variable is the head's
+    and L1, L2 are positive sentences over the same variables, say
+    `(<= H C... (alt V))` with `(<= (alt V) L1)` and `(<= (alt V) L2)`: one AND
+    over an OR instead of an OR over two ANDs, and the OR is shared wherever
+    the same alternatives meet (the corpus' hex: the OR of a cell's two ways of
+    joining a group serves all 81 group ids). Returns (rules, new alt rules);
+    the alt rules' relations must be computed after the rules they read.
+    """
+    groups: dict[tuple, list[tuple[int, str, Literal]]] = {}
+    plain: list[Optional[Rule]] = list(rules)
+    for index, rule in enumerate(rules):
+        head_vars = set(variables(rule.head))
+        if not rule.body or any(not set(variables(l)) <= head_vars for l in rule.body):
+            continue
+        if is_static(relation_key(rule.head)):
+            continue
+        texts = [_rule_key(rule.head, [literal]).split(" :- ", 1)[1] for literal in rule.body]
+        head_text = _rule_key(rule.head, [])
+        canon = {v: i for i, v in enumerate(_ordered_variables([rule.head]))}
+        for position, literal in enumerate(rule.body):
+            if not is_positive_sentence(literal) or is_static(relation_key(literal)):
+                continue
+            rest = tuple(sorted(texts[:position] + texts[position + 1:]))
+            names = tuple(sorted(canon[v] for v in set(variables(literal))))
+            groups.setdefault((head_text, rest, names), []).append((index, literal))
+    merged: list[Rule] = []
+    alt_rules: list[Rule] = []
+    used: set[int] = set()
+    for (head_text, rest, names), members in sorted(groups.items(), key=lambda item: -len(item[1])):
+        members = [(i, l) for i, l in members if i not in used]
+        if len(members) < 2:
+            continue
+        first_index, first_literal = members[0]
+        rule = rules[first_index]
+        keep = [v for v in _ordered_variables([first_literal])]
+        name = new_name()
+        alt_head: Sentence = Compound(name, tuple(keep)) if keep else Symbol(name)
+        for index, literal in members:
+            used.add(index)
+            plain[index] = None
+            # the alternatives name the head's variables as the first rule does
+            mapping = dict(zip(variables(rules[index].head), variables(rule.head)))
+            alt_rules.append(Rule(alt_head, (_rename(literal, mapping),)))
+        body = [l for l in rule.body if l is not first_literal] + [alt_head]
+        merged.append(Rule(rule.head, tuple(body)))
+    return [r for r in plain if r is not None] + merged, alt_rules
+
+
+def _rename(term, mapping: dict):
+    if isinstance(term, Variable):
+        return mapping.get(term, term)
+    if isinstance(term, Compound):
+        return Compound(term.functor, tuple(_rename(a, mapping) for a in term.args))
+    return term

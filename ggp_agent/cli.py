@@ -16,6 +16,7 @@ import logging.handlers
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Optional, Sequence
@@ -233,6 +234,10 @@ def run_bench(args) -> int:
     print(f"{report['game']} on {report['engine']}: {report['playouts_per_s']:.1f} playouts/s, "
           f"{report['state_updates_per_s']:.1f} state updates/s "
           f"({report['playouts']} playouts in {report['seconds']:.2f} s, build {report['build_s']:.2f} s)")
+    if "gates" in report:
+        strategies = ", ".join(f"{name} {rate:.1f}/s" for name, rate in report["strategies"].items())
+        print(f"propnet: {report['propositions']} propositions, {report['gates']} gates; "
+              f"playouts by strategy: {strategies} (best: {report['strategy']})")
     if args.search:
         report["search"] = _bench_search(args, game)
     if args.json:
@@ -333,7 +338,9 @@ def run_serve(args) -> int:
         if args.warmup:  # INFO is answered meanwhile; a START waits for the kernels it needs anyway
             from .warmup import warm_up
 
-            loop.run_in_executor(None, warm_up)
+            # A daemon thread, not the loop's executor: a SIGTERM during a cold
+            # compile (a minute) must not wait for it to finish.
+            threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
         for signal_number in (signal.SIGINT, signal.SIGTERM):  # docker stop, Ctrl-C: abort and record
             loop.add_signal_handler(signal_number, stopping.set)
         try:

@@ -1,11 +1,8 @@
 """Engine registry: a name on the command line to a `StateMachine` for a game.
 
 Callers (CLI, player, controller) never import an engine class directly.
-
-`auto` is what a player wants: the propnet when the game grounds within its
-limits (every search iteration then runs in numba), else the Prolog engine
-(the same searches run over it, slower). The propnet's `time_limit` option
-bounds the attempt.
+`auto` is not an engine of its own: it builds the propnet within a budget and
+falls back to Prolog (`engine_choice.choose_state_machine`).
 """
 
 from __future__ import annotations
@@ -35,26 +32,16 @@ def _propnet(game: ValidatedGame, **options) -> StateMachine:
     return PropnetStateMachine(game, **options)
 
 
-def _auto(game: ValidatedGame, **options) -> StateMachine:
-    from .propnet.machine import PropnetUnavailable
+def _auto(game: ValidatedGame, time_limit: float = 10.0, **options) -> StateMachine:
+    from .engine_choice import choose_state_machine
 
-    try:
-        machine = _propnet(game, **options)
-    except PropnetUnavailable as error:
-        log.warning("no propnet for this game, using the Prolog engine: %s", error)
-        return _prolog(game, **options)
-    state = machine.initial_state()
-    if not machine.is_terminal(state) and any(
-            not machine.legal_moves(state, role) for role in range(len(machine.roles))):
-        # A broken game: the manager will send `nil` for the role without a move,
-        # which the propnet cannot apply (it has no input for it); Prolog can.
-        log.warning("a role has no legal move in the initial state; using the Prolog engine")
-        machine.close()
-        return _prolog(game, **options)
-    return machine
+    return choose_state_machine(game, time_limit, **options)[0]
 
 
 ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "auto": _auto}
+
+#: Names that choose between engines rather than being one.
+CHOOSERS = frozenset({"auto"})
 
 
 def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:

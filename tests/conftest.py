@@ -34,9 +34,9 @@ def corpus_games() -> list[str]:
 
 
 def engine_names() -> list[str]:
-    from ggp_agent.engines import ENGINES
+    from ggp_agent.engines import CHOOSERS, ENGINES
 
-    return sorted(name for name in ENGINES if name != "auto")  # auto is propnet or prolog
+    return sorted(set(ENGINES) - CHOOSERS)
 
 
 @pytest.fixture(params=engine_names())

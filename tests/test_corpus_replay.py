@@ -30,3 +30,32 @@ def test_prolog_engine_agrees_with_the_oracle(name):
     assert result.failure is None, result.failure
     assert result.difference is None, result.difference
     assert result.steps_agreed > 0 or result.terminals_agreed > 0
+
+
+#: Seconds the propnet may take to build in this test (more than a match's
+#: budget: the test checks answers, not build speed; the build-time survey is
+#: `python -m ggp_agent.propnet.survey`).
+PROPNET_BUILD_LIMIT = 30.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", corpus_games() or ["<no corpus>"])
+def test_propnet_agrees_with_the_oracle(name):
+    """Every trace the Prolog engine reproduces, the propnet reproduces too;
+    games whose propnet does not build within the limit are skipped (the skip
+    says why: they fall back to Prolog in play)."""
+    from ggp_agent.propnet.machine import PropnetStateMachine, PropnetUnavailable
+
+    if name == "<no corpus>":
+        pytest.skip("../shared/gdl-corpus is absent")
+    if name in KNOWN_DISAGREEMENTS:
+        pytest.skip(KNOWN_DISAGREEMENTS[name])
+    game = load_game(CORPUS / "games" / f"{name}.kif")
+    try:
+        machine = PropnetStateMachine(game, time_limit=PROPNET_BUILD_LIMIT)
+    except PropnetUnavailable as error:
+        pytest.skip(f"falls back to Prolog: {error}")
+    result = replay(machine, CORPUS / "oracle" / f"{name}.jsonl")
+    assert result.failure is None, result.failure
+    assert result.difference is None, result.difference
+    assert result.steps_agreed > 0 or result.terminals_agreed > 0

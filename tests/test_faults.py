@@ -156,7 +156,7 @@ def test_prolog_out_of_table_space_mid_match(tmp_path):
 #: depend on the state). The player's engine is behind for one turn.
 SLOW_STEP = "\n".join([
     "(role me) (init (step 0))",
-    " ".join(f"(link n{i} n{i + 1})" for i in range(700)),
+    " ".join(f"(link n{i} n{i + 1})" for i in range(1000)),
     " ".join(f"(succ {i} {i + 1})" for i in range(12)),
     """
 (<= (path ?x ?y) (link ?x ?y))

@@ -14,7 +14,7 @@ order: [first_gate, split) before the moves, [split, n_nodes) after. A literal
 is `2 * node + negated`.
 
 `Work` is one search thread's scratch for the one-at-a-time kernels (change
-propagation); `Lanes` the scratch of the 64-lane kernels. Neither may be
+propagation); `Lanes` the scratch of the lane kernels (256 playouts at once). Neither may be
 shared between threads; `Net` may.
 """
 
@@ -48,6 +48,10 @@ class Net(NamedTuple):
     #: gate inputs, CSR over nodes (int32); in_lit holds literals
     in_ptr: np.ndarray
     in_lit: np.ndarray
+    #: the same inputs as nodes, each gate's plain inputs first and its negated
+    #: ones from pos_end[g] on (int32): the lane kernels need no mask per wire
+    in_node: np.ndarray
+    pos_end: np.ndarray
     #: fan-out, CSR over nodes (int32); out_lit holds 2 * target + negated
     out_ptr: np.ndarray
     out_lit: np.ndarray
@@ -103,13 +107,23 @@ class Work(NamedTuple):
 
 
 class Lanes(NamedTuple):
-    """One thread's state for the 64-lane kernels: one uint64 per node, bit l = lane l."""
+    """One thread's state for the lane kernels: four uint64 words per node, bit
+    (64 k + b) of a node's words (word k, bit b) is lane 64 k + b: 256 lanes."""
 
+    #: node words (uint64[n_nodes, 4]) and scratch next-state words (uint64[n_fluents, 4])
     value: np.ndarray
-    #: scratch: next-state words, per-lane counts and choices
     next_value: np.ndarray
+    #: per lane (256): legal-move counts and choices (int32), which start it
+    #: plays (int64), its joint moves so far (int32)
     count: np.ndarray
     choice: np.ndarray
+    item: np.ndarray
+    steps: np.ndarray
+    #: lane masks (uint64[4]): playing, moving this step, finished, refilled
+    active: np.ndarray
+    movers: np.ndarray
+    done: np.ndarray
+    fresh: np.ndarray
 
 
 def n_words(n_fluents: int) -> int:
@@ -124,6 +138,12 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
     in_lit = np.ascontiguousarray(network.in_lit, dtype=np.int32)
     sizes = np.diff(network.in_ptr)
     need = np.where(kind == AND, sizes, 1).astype(np.int32)
+    # per gate, plain inputs before negated ones (a stable sort on the sign)
+    gate_of = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    by_sign = np.lexsort((network.in_lit & 1, gate_of))
+    in_node = (network.in_lit[by_sign] >> 1).astype(np.int32)
+    negated = np.bincount(gate_of, weights=network.in_lit & 1, minlength=n).astype(np.int64)
+    pos_end = (network.in_ptr[1:] - negated).astype(np.int32)
     need[: network.first_gate] = 0
     # fan-out: for every gate input literal 2*src+neg, an edge src -> 2*gate+neg
     targets = np.repeat(np.arange(n, dtype=np.int64), sizes)
@@ -166,6 +186,8 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
         need=need,
         in_ptr=in_ptr,
         in_lit=in_lit,
+        in_node=in_node,
+        pos_end=pos_end,
         out_ptr=out_ptr,
         out_lit=out_lit,
         scc=scc,
@@ -212,12 +234,18 @@ def new_work(net: Net) -> Work:
 
 
 def new_lanes(net: Net) -> Lanes:
-    """Scratch for the 64-lane kernels."""
+    """Scratch for the lane kernels."""
     return Lanes(
-        value=np.zeros(net.n_nodes, dtype=np.uint64),
-        next_value=np.zeros(max(1, net.n_fluents), dtype=np.uint64),
-        count=np.zeros(64, dtype=np.int32),
-        choice=np.zeros(64, dtype=np.int32),
+        value=np.zeros((net.n_nodes, 4), dtype=np.uint64),
+        next_value=np.zeros((max(1, net.n_fluents), 4), dtype=np.uint64),
+        count=np.zeros(256, dtype=np.int32),
+        choice=np.zeros(256, dtype=np.int32),
+        item=np.zeros(256, dtype=np.int64),
+        steps=np.zeros(256, dtype=np.int32),
+        active=np.zeros(4, dtype=np.uint64),
+        movers=np.zeros(4, dtype=np.uint64),
+        done=np.zeros(4, dtype=np.uint64),
+        fresh=np.zeros(4, dtype=np.uint64),
     )
 
 

@@ -33,6 +33,7 @@
             ground_stats/3,
             ground_finish/5,
             ground_progress/1,
+            ground_slow_steps/1,
             ground_destroy/1
           ]).
 :- use_module(library(lists)).
@@ -67,7 +68,26 @@ where(Where) :-
 %   F before the next component starts.
 ground_answers(R, F, D, Components, MaxAnswers) :-
     forall(member(Component, Components),
-           component_answers(R, F, D, MaxAnswers, Component)).
+           timed(Component, component_answers(R, F, D, MaxAnswers, Component))).
+
+%   Steps that take more than 0.1 s of CPU are noted, for ground_slow_steps/1.
+timed(What, Goal) :-
+    statistics(cputime, T0),
+    call(Goal),
+    statistics(cputime, T1),
+    T is T1 - T0,
+    (   T > 0.1
+    ->  (   nb_current(ggp_ground_slow, Slow0) -> true ; Slow0 = [] ),
+        Seconds is round(T * 100) / 100,
+        nb_setval(ggp_ground_slow, [What-Seconds | Slow0])
+    ;   true
+    ).
+
+%!  ground_slow_steps(-Steps) is det.
+%   What-Seconds for the steps of the last grounding that took over 0.1 s.
+ground_slow_steps(Steps) :-
+    (   nb_current(ggp_ground_slow, Steps0) -> reverse(Steps0, Steps) ; Steps = [] ),
+    nb_setval(ggp_ground_slow, []).
 
 component_answers(R, F, _, MaxAnswers, plain(Relations)) :-
     forall(member(Name/Arity, Relations),
@@ -172,12 +192,20 @@ ground_finish(F, Dynamic, Wanted, limits(MaxInstances, NRules), Result) :-
     trie_new(Trie),
     foldl(intern_relation(F, Trie), Dynamic, 0, NAtoms),
     flag(ggp_ground_instances, _, 0),
-    with_output_to(string(Text),
-                   forall(between(1, NRules, Index),
-                          ( where(rule(Index)),
-                            forall(F:'$inst'(Index, Head, Literals),
-                                   emit(Trie, Head, Literals, MaxInstances))
-                          ))),
+    findall(Codes,
+            ( between(1, NRules, Index),
+              where(rule(Index)),
+              timed(rule(Index),
+                    findall(Code,
+                            ( F:'$inst'(Index, Head, Literals),
+                              instance_codes(Trie, Head, Literals, MaxInstances, InstanceCodes),
+                              member(Code, InstanceCodes)
+                            ),
+                            Codes))
+            ),
+            PerRule),
+    append(PerRule, Flat),
+    atomics_to_string(Flat, ' ', Text),
     flag(ggp_ground_instances, NInstances, NInstances),
     maplist(wanted_atoms(F, Trie), Wanted, WantedAtoms),
     where(done),
@@ -196,16 +224,13 @@ intern(Trie, Atom, N0, N) :-
 
 %   One instance: head id, literal count, literals (id * 2, plus 1 when negated).
 %   A negated atom that no state can make true is always satisfied: dropped.
-emit(Trie, Head, Literals, MaxInstances) :-
+instance_codes(Trie, Head, Literals, MaxInstances, [HeadId, Length | Codes]) :-
     (   trie_lookup(Trie, Head, HeadId)
     ->  true
     ;   throw(ggp_ground(head_not_interned(Head)))
     ),
     foldl(literal_code(Trie), Literals, Codes, []),
     length(Codes, Length),
-    format("~d ~d", [HeadId, Length]),
-    forall(member(Code, Codes), format(" ~d", [Code])),
-    put_char(' '),
     flag(ggp_ground_instances, Count, Count + 1),
     (   Count >= MaxInstances
     ->  throw(ggp_ground(too_many_instances(MaxInstances)))

@@ -42,14 +42,14 @@ import numpy as np
 
 from ..gdl.analysis import sentence_of
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Distinct, Not, Rule, Symbol, Term, Variable, relation_key, variables
+from ..gdl.terms import Compound, Distinct, Not, Rule, Symbol, Term, Variable, relation_key
 from ..gdl.validate import ValidatedGame
 from ..reasoner import swipl
 from ..reasoner.compile import order_body, predicate_name
 from ..reasoner.prolog_query import call_predicate, consult_runtime
 from ..reasoner.prolog_thread import PrologThread
 from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
-from .rules import Estimates, Factoring, canonical, prepare_rules
+from .rules import Estimates, Factoring, answer_plan, canonical, join_order, merge_alternatives, prepare_rules
 
 GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
 _MODULE = "ggp_grounder"
@@ -216,6 +216,11 @@ def _indicator(key: tuple[str, int]):
     return lambda ref: swipl.put_compound(ref, "/", [_atom(predicate_name(name)), _int(arity)])
 
 
+def _own(name: str, arity: int):
+    """The indicator of one of the grounder's own predicates ('$inst', '$sn0', '$snd')."""
+    return lambda ref: swipl.put_compound(ref, "/", [_atom(name), _int(arity)])
+
+
 def _list(fills):
     return lambda ref: swipl.put_list(ref, list(fills))
 
@@ -237,6 +242,8 @@ def _call(job: _Job, name: str, args, read=None, where: str = ""):
         raise GroundingError("time limit", where or _progress(job), seconds)
     try:
         return call_predicate(_MODULE, name, args, remaining, read)
+    except GroundingError:
+        raise
     except ReasonerError as error:
         seconds = time.perf_counter() - job.started
         place = where or _progress(job)
@@ -260,16 +267,19 @@ def _run(job: _Job):
             if sentence is not None:
                 relations.add(relation_key(sentence))
     dynamic = dynamic_relations(rules)
-    components, component_of, recursive = _components(rules, relations)
+    components, component_of, recursive = _components(rules, relations, dynamic)
     r, f, d = job.relaxed_module, job.facts_module, job.delta_module
     seminaive = {c for c in recursive if not _negative_inside(rules, components[c], dynamic)}
     tabled = [key for key in relations if component_of[key] in recursive - seminaive]
     indicators = [_indicator(k) for k in sorted(relations)]
-    _call(job, "ground_create", [_atom(r), _list(indicators + [_indicator(("$sn0", 2)), _indicator(("$snd", 2))]),
+    _call(job, "ground_create", [_atom(r), _list(indicators + [_own("$sn0", 2), _own("$snd", 2)]),
                                   _list(map(_indicator, tabled))], where="loading the rules")
-    _call(job, "ground_create", [_atom(f), _list(indicators + [_indicator(("$inst", 3))]), _list([])],
+    _call(job, "ground_create", [_atom(f), _list(indicators + [_own("$inst", 3)]), _list([])],
           where="loading the rules")
     _call(job, "ground_create", [_atom(d), _list(indicators), _list([])], where="loading the rules")
+
+    def is_static(key):
+        return key not in dynamic
 
     for rule in rules:
         head_key = relation_key(rule.head)
@@ -281,15 +291,15 @@ def _run(job: _Job):
                                    if is_positive_sentence(lit) and relation_key(lit) in members]
             if not recursive_positions:
                 _add_clause(job, r, lambda ref, rule=rule, body=body, c=component:
-                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None))
+                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None, is_static))
             for position in recursive_positions:
                 moved = [body[position]] + body[:position] + body[position + 1:]
                 _add_clause(job, r, lambda ref, rule=rule, moved=moved, c=component:
-                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d))
+                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d, is_static))
             continue
         local = component in recursive and (lambda key, c=component: component_of.get(key) == c)
         _add_clause(job, r, lambda ref, rule=rule, body=body, local=local:
-                    _put_plain_clause(ref, rule.head, body, f, local))
+                    _put_plain_clause(ref, rule.head, body, f, local, is_static))
     descriptors = []
     for c, members in enumerate(components):
         kind = "seminaive" if c in seminaive else "plain"
@@ -308,21 +318,29 @@ def _run(job: _Job):
     # -- factoring ---------------------------------------------------------------
     network_rules = [rule for rule in job.rules if relation_key(rule.head) in dynamic]
     aux_rules: list[Rule] = []
+    estimates = None
     if job.factor and network_rules:
         estimates = Estimates(_measure(job, f, network_rules))
         factoring = Factoring(estimates, lambda key: key not in dynamic)
         factored = []
         for rule in network_rules:
             factored.extend(factoring.factor(rule))
-        network_rules = factored
         aux_rules = factoring.aux_rules
+        names = itertools.count(factoring.aux_count + 1)
+        with_aux = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
+        merged, alt_rules = merge_alternatives(aux_rules + factored, lambda key: key not in with_aux,
+                                               lambda: f"aux {next(names)}")
+        aux_keys = {relation_key(rule.head) for rule in aux_rules}
+        aux_rules = [rule for rule in merged if relation_key(rule.head) in aux_keys] + alt_rules
+        network_rules = [rule for rule in merged if relation_key(rule.head) not in aux_keys]
     if aux_rules:
-        aux_keys = [relation_key(rule.head) for rule in aux_rules]
+        aux_keys = _dependency_order(aux_rules)
         _call(job, "ground_create", [_atom(r), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
         _call(job, "ground_create", [_atom(f), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
         dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
         for rule in aux_rules:
-            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f, False))
+            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f,
+                                                                         False, lambda key: key not in dynamic))
         plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [_list([_indicator(k)])]) for k in aux_keys]
         _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(plain), _int(job.max_atoms)])
         network_rules = aux_rules + network_rules
@@ -330,7 +348,7 @@ def _run(job: _Job):
     network_rules = [rule for rule in network_rules if relation_key(rule.head) in dynamic]
     job.where_rules = tuple(network_rules)
     for index, rule in enumerate(network_rules, start=1):
-        _add_clause(job, f, lambda ref, rule=rule, index=index: _put_instance_clause(ref, rule, index, dynamic))
+        _add_clause(job, f, lambda ref, rule=rule, index=index: _put_instance_clause(ref, rule, index, dynamic, estimates))
 
     dynamic_order = sorted(key for key in relations if key in dynamic)
     wanted = [
@@ -341,7 +359,7 @@ def _run(job: _Job):
     n_atoms, n_instances, text, dynamic_atoms, static_atoms = _call(
         job, "ground_finish",
         [_atom(f), _list(map(_indicator, dynamic_order)), _list(wanted), limits, _var],
-        read=lambda refs: _read_result(refs + 4),
+        read=lambda refs: _read_result(refs + 4, job.deadline),
     )
     instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
     return Grounding(
@@ -358,12 +376,13 @@ def _run(job: _Job):
     )
 
 
-def _components(rules, relations):
-    """Strongly connected components of the relation graph, dependencies first."""
+def _components(rules, relations, dynamic):
+    """Strongly connected components of the relation graph of the relaxed
+    program (negations of state-dependent relations gone), dependencies first."""
     edges: dict[tuple, set] = {key: set() for key in relations}
     for rule in rules:
         head = relation_key(rule.head)
-        for literal in rule.body:
+        for literal in _relaxed_body(rule, dynamic):
             sentence = sentence_of(literal)
             if sentence is not None:
                 edges[head].add(relation_key(sentence))
@@ -416,6 +435,32 @@ def _components(rules, relations):
     return components, component_of, recursive
 
 
+def _dependency_order(rules: list[Rule]) -> list[tuple[str, int]]:
+    """The rules' head relations, each after the others of them it reads."""
+    heads: dict[tuple[str, int], set] = {}
+    for rule in rules:
+        reads = heads.setdefault(relation_key(rule.head), set())
+        for literal in rule.body:
+            sentence = sentence_of(literal)
+            if sentence is not None:
+                reads.add(relation_key(sentence))
+    order: list[tuple[str, int]] = []
+    placed: set = set()
+    pending = list(heads)
+    while pending:
+        progress = False
+        for key in list(pending):
+            if all(dep in placed or dep not in heads or dep == key for dep in heads[key]):
+                order.append(key)
+                placed.add(key)
+                pending.remove(key)
+                progress = True
+        if not progress:  # a cycle (not made by factoring): keep the given order
+            order.extend(pending)
+            break
+    return order
+
+
 def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[int]]:
     """Count facts and distinct values per variable for every positive literal."""
     patterns: dict[str, object] = {}
@@ -439,9 +484,19 @@ def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[
     rows = _call(
         job, "ground_stats",
         [_atom(facts_module), _list(lambda ref, p=patterns[k]: put_pattern(ref, *p) for k in keys), _var],
-        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in swipl.get_list(refs + 2)],
+        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in _iterate(refs + 2)],
     )
     return dict(zip(keys, rows))
+
+
+def slow_steps() -> list[str]:
+    """The steps of the last grounding that took more than 0.1 s of CPU (for profiling)."""
+    def run():
+        _ensure_loaded()
+        return call_predicate(_MODULE, "ground_slow_steps", [_var],
+                              read=lambda refs: [swipl.get_text(item).replace("gdl:", "") for item in swipl.get_list(refs)])
+
+    return PrologThread.instance().call(run)
 
 
 def _progress(job: _Job) -> str:
@@ -467,7 +522,31 @@ def _destroy(job: _Job) -> None:
             pass
 
 
-def _read_result(ref: int):
+def _iterate(ref: int):
+    """The elements of a Prolog list, one term reference reused for each.
+
+    Reading a big answer must not leave a term reference per element on
+    Prolog's local stack: outside a query it cannot grow, and an overflow
+    there is fatal to the process. Each element is read inside its own
+    foreign frame, freed before the next.
+    """
+    api = swipl.api
+    tail = api.new_term_ref()
+    head = api.new_term_ref()
+    api.put_term(tail, ref)
+    while api.get_list(tail, head, tail):
+        frame = api.open_foreign_frame()
+        try:
+            yield head
+        finally:
+            api.discard_foreign_frame(frame)
+
+
+def _read_args(ref: int) -> tuple:
+    return tuple(swipl.get_term(a) for a in swipl.get_list(ref))
+
+
+def _read_result(ref: int, deadline: float):
     api = swipl.api
     args = api.new_term_refs(4)
     for index in range(4):
@@ -477,25 +556,24 @@ def _read_result(ref: int):
     text = swipl.get_text(args + 2)
     dynamic_atoms: dict = {}
     static_atoms: dict = {}
-    for item in swipl.get_list(args + 3):
+    item_refs = api.new_term_refs(2)
+    for item in _iterate(args + 3):
         kind = _functor_name(item)
-        indicator = api.new_term_ref()
-        api.get_arg(1, item, indicator)
-        key = _indicator_key(indicator)
-        payload = api.new_term_ref()
-        api.get_arg(2, item, payload)
-        if kind == "dyn":
-            pairs = []
-            for pair in swipl.get_list(payload):
-                left = api.new_term_ref()
-                right = api.new_term_ref()
-                api.get_arg(1, pair, left)
-                api.get_arg(2, pair, right)
-                pairs.append((swipl.get_int(left), tuple(swipl.get_term(a) for a in swipl.get_list(right))))
-            dynamic_atoms[key] = pairs
-        else:
-            static_atoms[key] = [tuple(swipl.get_term(a) for a in swipl.get_list(args_ref))
-                                 for args_ref in swipl.get_list(payload)]
+        api.get_arg(1, item, item_refs)
+        key = _indicator_key(item_refs)
+        api.get_arg(2, item, item_refs + 1)
+        found = []
+        pair_refs = api.new_term_refs(2)
+        for count, element in enumerate(_iterate(item_refs + 1)):
+            if count & 1023 == 1023 and time.perf_counter() > deadline:
+                raise GroundingError("time limit", f"reading the atoms of {key[0]}/{key[1]}")
+            if kind == "dyn":
+                api.get_arg(1, element, pair_refs)
+                api.get_arg(2, element, pair_refs + 1)
+                found.append((swipl.get_int(pair_refs), _read_args(pair_refs + 1)))
+            else:
+                found.append(_read_args(element))
+        (dynamic_atoms if kind == "dyn" else static_atoms)[key] = found
     return n_atoms, n_instances, text, dynamic_atoms, static_atoms
 
 
@@ -552,46 +630,90 @@ def _negative_inside(rules, members, dynamic) -> bool:
     return False
 
 
-def _put_plain_clause(ref: int, head, body: list, facts_module: str, local) -> None:
+def _put_plain_clause(ref: int, head, body: list, facts_module: str, local, is_static) -> None:
     """`Head :- Body` for R: goals read F's facts, except those on relations of
     the head's own (tabled) component."""
-    goals = order_body(Rule(head, tuple(body)))
-    modules = []
-    for goal in goals:
-        sentence = sentence_of(goal)
+    def module(literal, first):
+        sentence = sentence_of(literal)
         if sentence is None or (local and local(relation_key(sentence))):
-            modules.append(None)
-        else:
-            modules.append(facts_module)
-    _put_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), goals, modules)
+            return None
+        return facts_module
+
+    plan = _with_modules(answer_plan(head, body, is_static), module)
+    _put_plan_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), plan)
 
 
-def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module) -> None:
+def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module,
+                       is_static) -> None:
     """`Tag(Component, Head) :- Body` for a semi-naive component; with a delta
-    module, the first positive literal reads the previous round's new facts."""
-    goals = order_body(Rule(head, tuple(body)))
-    modules = []
-    delta_pending = delta_module is not None
-    for goal in goals:
-        if sentence_of(goal) is None:
-            modules.append(None)
-        elif delta_pending and is_positive_sentence(goal):
-            modules.append(delta_module)
-            delta_pending = False
-        else:
-            modules.append(facts_module)
+    module, the body's first literal reads the previous round's new facts."""
+    def module(literal, first):
+        if sentence_of(literal) is None:
+            return None
+        return delta_module if first and delta_module is not None else facts_module
+
+    plan = _with_modules(answer_plan(head, body, is_static, keep_first=delta_module is not None), module)
 
     def put_head(head_ref, bindings):
         swipl.put_compound(head_ref, tag, [_int(component), lambda a: _put_sentence(a, head, bindings)])
 
-    _put_clause(ref, put_head, goals, modules)
+    _put_plan_clause(ref, put_head, plan)
 
 
-def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset) -> None:
+def _with_modules(plan: list, module) -> list:
+    result = []
+    for item in plan:
+        if item[0] == "once":
+            result.append(("once", _with_modules(item[1], module)))
+        else:
+            result.append(("goal", item[1], module(item[1], item[2])))
+    return result
+
+
+def _put_plan_clause(ref: int, put_head, plan: list) -> None:
+    api = swipl.api
+    bindings: dict = {}
+    head_ref = api.new_term_ref()
+    put_head(head_ref, bindings)
+    if not plan:
+        api.put_term(ref, head_ref)
+        return
+    body = api.new_term_ref()
+    _put_plan(body, plan, bindings)
+    pair = api.new_term_refs(2)
+    api.put_term(pair, head_ref)
+    api.put_term(pair + 1, body)
+    api.cons_functor_v(ref, swipl.atoms.functor(":-", 2), pair)
+
+
+def _put_plan(ref: int, plan: list, bindings: dict) -> None:
+    """A conjunction of the plan's goals; ("once", items) becomes once(Conjunction)."""
+    api = swipl.api
+    goal_refs = []
+    for item in plan:
+        goal = api.new_term_ref()
+        if item[0] == "once":
+            inner = api.new_term_ref()
+            _put_plan(inner, item[1], bindings)
+            api.cons_functor_v(goal, swipl.atoms.functor("once", 1), inner)
+        else:
+            _put_goal(goal, item[1], bindings, item[2])
+        goal_refs.append(goal)
+    api.put_term(ref, goal_refs[-1])
+    comma = swipl.atoms.functor(",", 2)
+    for goal in reversed(goal_refs[:-1]):
+        pair = api.new_term_refs(2)
+        api.put_term(pair, goal)
+        api.put_term(pair + 1, ref)
+        api.cons_functor_v(ref, comma, pair)
+
+
+def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset, estimates) -> None:
     """`'$inst'(Index, Head, Literals) :- Body` for F."""
     goals = []
     literals = []  # (negated, sentence)
-    for literal in order_body(rule):
+    ordered = join_order(list(rule.body), lambda key: key not in dynamic, estimates)
+    for literal in order_body(Rule(rule.head, tuple(ordered))):
         sentence = sentence_of(literal)
         if sentence is not None and relation_key(sentence) in dynamic:
             if isinstance(literal, Not):

@@ -34,15 +34,24 @@ game). `codes_out[step, role]` (int32, at least max_steps x n_roles) records
 each role's code; a role whose only legal move it was gets `~code` (negative):
 a move that carried no choice.
 
-64 lanes (bit-parallel random playouts; the search's playout batches):
+Lanes (bit-parallel random playouts, 256 at a time; the search's playout batches):
 
     lane_playouts(net, lanes, starts, n_starts, rng, max_steps,
                   codes_out, lengths_out, goals_out) -> None
 
-plays one random playout from each of `starts[k]` (k < n_starts; uint64 words),
-64 at a time, one bit per playout in every node's word. `codes_out[k, step,
-role]` as above, `lengths_out[k]` the joint moves played (negative as above
-for a broken game), `goals_out[k, role]` the goals in the final state.
+plays one random playout from each of `starts[k]` (k < n_starts; uint64
+words), 256 at a time, one bit per playout in each node's four words; a lane
+that finishes takes the next waiting start, so a batch much larger than 256
+keeps all lanes busy. `codes_out[k, step, role]` (int32, n_starts x max_steps x
+n_roles) as above, `lengths_out[k]` (int32) the joint moves played (negative
+as above for a broken game), `goals_out[k, role]` (int32) the goals in the
+final state (a playout cut at `max_steps` gets that state's goals).
+
+Scalars are Python ints (int64 to numba): an np.int32 role or step count is a
+new signature, hence a compilation. Measured on this machine (docs/propnet.md):
+the lanes play 10 to 30 times more random playouts per second than change
+propagation or a full forward pass one playout at a time, so playouts belong
+in `lane_playouts`; the one-at-a-time kernels are for walking a tree.
 """
 
 from __future__ import annotations
@@ -72,7 +81,7 @@ _DEBRUIJN_INDEX = np.array(
 # -- small helpers ---------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def rand_below(rng, n):
     """A uniform integer in [0, n) from the xorshift64* state in rng[0]."""
     x = rng[0]
@@ -84,43 +93,29 @@ def rand_below(rng, n):
     return np.int64((r * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def lowest_bit_index(word):
     """Index of the lowest set bit of a non-zero uint64."""
     low = word & (~word + ONE)
     return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> _S58)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _lit(value, lit):
     return value[lit >> 1] ^ (lit & 1)
 
 
-@njit(cache=True, nogil=True)
-def _eval_gate(net, value, g):
-    """A gate's value from its inputs' current values (uint8 values)."""
-    lo = net.in_ptr[g]
-    hi = net.in_ptr[g + 1]
-    if net.kind[g] == 1:
-        for e in range(lo, hi):
-            lit = net.in_lit[e]
-            if (value[lit >> 1] ^ (lit & 1)) == 0:
-                return 0
-        return 1
-    for e in range(lo, hi):
-        lit = net.in_lit[e]
-        if (value[lit >> 1] ^ (lit & 1)) != 0:
-            return 1
-    return 0
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def forward(net, value, lo, hi):
     """Evaluate gates lo..hi-1 in order (uint8 values); a cyclic component to its
     least fixpoint (its members start false and only ever turn true)."""
+    kind = net.kind
+    in_ptr = net.in_ptr
+    in_lit = net.in_lit
+    scc = net.scc
     g = lo
     while g < hi:
-        s = net.scc[g]
+        s = scc[g]
         if s >= 0:
             a = net.scc_lo[s]
             b = net.scc_hi[s]
@@ -130,28 +125,41 @@ def forward(net, value, lo, hi):
             while changed:
                 changed = False
                 for m in range(a, b):
-                    if value[m] == 0 and _eval_gate(net, value, m) == 1:
-                        value[m] = 1
-                        changed = True
+                    if value[m] == 0:
+                        v = 1 if kind[m] == 1 else 0
+                        for e in range(in_ptr[m], in_ptr[m + 1]):
+                            lit = in_lit[e]
+                            if ((value[lit >> 1] ^ (lit & 1)) != 0) != (kind[m] == 1):
+                                v = 1 - v
+                                break
+                        if v == 1:
+                            value[m] = 1
+                            changed = True
             g = b
             continue
-        value[g] = _eval_gate(net, value, g)
+        v = 1 if kind[g] == 1 else 0
+        for e in range(in_ptr[g], in_ptr[g + 1]):
+            lit = in_lit[e]
+            if ((value[lit >> 1] ^ (lit & 1)) != 0) != (kind[g] == 1):
+                v = 1 - v
+                break
+        value[g] = v
         g += 1
 
 
 # -- change propagation ------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _push(work, node):
-    if work.queued[node] == 0:
-        work.queued[node] = 1
-        sp = work.registers[0]
-        work.stack[sp] = node
-        work.registers[0] = sp + 1
+@njit(cache=True, nogil=True, _nrt=False)
+def _push(queued, stack, registers, node):
+    if queued[node] == 0:
+        queued[node] = 1
+        sp = registers[0]
+        stack[sp] = node
+        registers[0] = sp + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _reevaluate_component(net, work, s):
     """Least fixpoint of cyclic component s from its current outside inputs.
 
@@ -200,7 +208,7 @@ def _reevaluate_component(net, work, s):
     return sp
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def propagate(net, work):
     """Bring every gate up to date with the leaves changed (and pushed) since the last call."""
     value = work.value
@@ -264,28 +272,34 @@ def propagate(net, work):
     work.registers[1] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def init_work(net, work):
     """Evaluate everything from scratch (all false, no moves), then load the initial state."""
-    work.value[:] = 0
-    work.queued[:] = 0
-    work.count[:] = 0
-    work.scc_dirty[:] = 0
-    work.registers[:] = 0
-    work.state[:] = 0
+    for n in range(net.n_nodes):
+        work.value[n] = 0
+        work.queued[n] = 0
+        work.count[n] = 0
+    for i in range(len(work.scc_dirty)):
+        work.scc_dirty[i] = 0
+    for i in range(len(work.registers)):
+        work.registers[i] = 0
+    for w in range(net.n_words):
+        work.state[w] = ZERO
     work.hash[0] = ZERO
-    work.input_code[:] = -1
+    for r in range(len(work.input_code)):
+        work.input_code[r] = -1
     forward(net, work.value, net.first_gate, net.n_nodes)
     for g in range(net.first_gate, net.n_nodes):
         c = 0
         for e in range(net.in_ptr[g], net.in_ptr[g + 1]):
             c += _lit(work.value, net.in_lit[e])
         work.count[g] = c
-    work.propagated[:] = work.value
+    for n in range(net.n_nodes):
+        work.propagated[n] = work.value[n]
     load_state(net, work, net.init_words)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def load_state(net, work, state_words):
     """Make `state_words` the current state (only the fluents that differ cost work)."""
     state = work.state
@@ -297,13 +311,13 @@ def load_state(net, work, state_words):
             i = w * 64 + bit
             node = 1 + i
             work.value[node] ^= 1
-            _push(work, node)
+            _push(work.queued, work.stack, work.registers, node)
             work.hash[0] ^= net.zobrist[i]
         state[w] = state_words[w]
     propagate(net, work)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def legal_codes(net, work, role, out):
     """Role's legal move codes in the current state into out; returns how many."""
     n = 0
@@ -316,7 +330,7 @@ def legal_codes(net, work, role, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def advance(net, work, joint_codes):
     """Play one code per role (role order) from the current state; the next state becomes current."""
     base = 1 + net.n_fluents
@@ -326,13 +340,14 @@ def advance(net, work, joint_codes):
         if c != old:
             if old >= 0:
                 work.value[base + old] = 0
-                _push(work, base + old)
+                _push(work.queued, work.stack, work.registers, base + old)
             work.value[base + c] = 1
-            _push(work, base + c)
+            _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = c
     propagate(net, work)
     next_state = work.next_state
-    next_state[:] = ZERO
+    for w in range(net.n_words):
+        next_state[w] = ZERO
     value = work.value
     for i in range(net.n_fluents):
         lit = net.next_lit[i]
@@ -342,17 +357,17 @@ def advance(net, work, joint_codes):
         c = work.input_code[r]
         if c >= 0:
             work.value[base + c] = 0
-            _push(work, base + c)
+            _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = -1
     load_state(net, work, next_state)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def is_terminal(net, work):
     return _lit(work.value, net.terminal_lit) != 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def goals(net, work, out):
     """out[r] = role r's goal in the current state: the highest true value, 0 when none."""
     for r in range(net.n_roles):
@@ -369,12 +384,12 @@ def current_state(work):
     return work.state
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def state_hash(work):
     return work.hash[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def random_playout(net, work, rng, max_steps, codes_out):
     """Random joint moves from the current state (see the module docstring)."""
     limit = min(max_steps, codes_out.shape[0])
@@ -403,18 +418,20 @@ def random_playout(net, work, rng, max_steps, codes_out):
 # -- full forward pass, one playout at a time (kept for measurement) ---------------
 
 
-@njit(cache=True, nogil=True)
-def forward_playout(net, value, rng, start_words, max_steps, codes_out, goals_out):
+@njit(cache=True, nogil=True, _nrt=False)
+def forward_playout(net, value, scratch, rng, start_words, max_steps, codes_out, goals_out):
     """A random playout that evaluates every gate at every step (uint8 values, one
-    per node). Slower than `random_playout`; kept to measure the difference."""
+    per node; `scratch` int32, at least n_fluents + n_codes + n_roles long).
+    Slower than the lanes; kept to measure the difference."""
     limit = min(max_steps, codes_out.shape[0])
-    value[:] = 0
+    for n in range(net.n_nodes):
+        value[n] = 0
     for i in range(net.n_fluents):
         value[1 + i] = (start_words[i >> 6] >> np.uint64(i & 63)) & ONE
     base = 1 + net.n_fluents
-    nxt = np.zeros(net.n_fluents, dtype=np.uint8)
-    legal = np.zeros(max(1, net.n_codes), dtype=np.int32)
-    chosen = np.zeros(max(1, net.n_roles), dtype=np.int32)
+    nxt = scratch[: net.n_fluents]
+    legal = scratch[net.n_fluents: net.n_fluents + net.n_codes]
+    chosen = scratch[net.n_fluents + net.n_codes:]
     steps = 0
     while True:
         forward(net, value, net.first_gate, net.split)
@@ -449,158 +466,300 @@ def forward_playout(net, value, rng, start_words, max_steps, codes_out, goals_ou
     return steps
 
 
-# -- 64 lanes -------------------------------------------------------------------------
+# -- lanes: 256 playouts at once, four uint64 words per node ----------------------------
+
+#: Words per node in the lane kernels: 4 x 64 = 256 playouts per pass. One
+#: input literal read serves four words (which LLVM turns into one AVX2
+#: operation): measured 2.6 to 3 times the throughput of one word per node.
+WORDS = 4
+LANES = 64 * WORDS
 
 
-@njit(cache=True, nogil=True)
-def _lane_word(net, value, lit):
-    return value[lit >> 1] ^ net.masks[lit & 1]
-
-
-@njit(cache=True, nogil=True)
-def _lane_gate(net, value, g):
-    lo = net.in_ptr[g]
-    hi = net.in_ptr[g + 1]
-    masks = net.masks
-    in_lit = net.in_lit
-    if net.kind[g] == 1:
-        acc = ALL_ONES
-        for e in range(lo, hi):
-            lit = in_lit[e]
-            acc &= value[lit >> 1] ^ masks[lit & 1]
-        return acc
-    acc = ZERO
-    for e in range(lo, hi):
-        lit = in_lit[e]
-        acc |= value[lit >> 1] ^ masks[lit & 1]
-    return acc
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def lane_forward(net, value, lo, hi):
-    """Evaluate gates lo..hi-1 for 64 lanes at once (uint64 values)."""
+    """Evaluate gates lo..hi-1 for all lanes (value: uint64[n_nodes, 4]).
+
+    One loop with the arrays in locals: a call per gate would pass the whole
+    `net` record each time, which costs more than the gate.
+    """
+    kind = net.kind
+    in_ptr = net.in_ptr
+    in_lit = net.in_lit
+    in_node = net.in_node
+    pos_end = net.pos_end
+    masks = net.masks
+    scc = net.scc
     g = lo
     while g < hi:
-        s = net.scc[g]
+        s = scc[g]
         if s >= 0:
             a = net.scc_lo[s]
             b = net.scc_hi[s]
             for m in range(a, b):
-                value[m] = ZERO
+                for k in range(WORDS):
+                    value[m, k] = ZERO
             changed = True
             while changed:
                 changed = False
                 for m in range(a, b):
-                    v = _lane_gate(net, value, m)
-                    if v != value[m]:
-                        value[m] = v
+                    if _lane_gate(kind, in_ptr, in_lit, masks, value, m):
                         changed = True
             g = b
             continue
-        value[g] = _lane_gate(net, value, g)
+        lo_e = in_ptr[g]
+        mid = pos_end[g]
+        hi_e = in_ptr[g + 1]
+        if kind[g] == 1:
+            a0 = ALL_ONES
+            a1 = ALL_ONES
+            a2 = ALL_ONES
+            a3 = ALL_ONES
+            for e in range(lo_e, mid):
+                n = in_node[e]
+                a0 &= value[n, 0]
+                a1 &= value[n, 1]
+                a2 &= value[n, 2]
+                a3 &= value[n, 3]
+            for e in range(mid, hi_e):
+                n = in_node[e]
+                a0 &= ~value[n, 0]
+                a1 &= ~value[n, 1]
+                a2 &= ~value[n, 2]
+                a3 &= ~value[n, 3]
+        else:
+            a0 = ZERO
+            a1 = ZERO
+            a2 = ZERO
+            a3 = ZERO
+            for e in range(lo_e, mid):
+                n = in_node[e]
+                a0 |= value[n, 0]
+                a1 |= value[n, 1]
+                a2 |= value[n, 2]
+                a3 |= value[n, 3]
+            for e in range(mid, hi_e):
+                n = in_node[e]
+                a0 |= ~value[n, 0]
+                a1 |= ~value[n, 1]
+                a2 |= ~value[n, 2]
+                a3 |= ~value[n, 3]
+        value[g, 0] = a0
+        value[g, 1] = a1
+        value[g, 2] = a2
+        value[g, 3] = a3
         g += 1
 
 
-@njit(cache=True, nogil=True)
-def _lane_goals(net, value, lanes_mask, first, goals_out):
-    w = lanes_mask
-    while w != ZERO:
-        lane = lowest_bit_index(w)
-        w &= w - ONE
-        for r in range(net.n_roles):
-            goals_out[first + lane, r] = 0
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_gate(kind, in_ptr, in_lit, masks, value, g):
+    """Evaluate one gate's four words; True when they changed. Arrays only (no
+    records), so LLVM inlines it."""
+    if kind[g] == 1:
+        a0 = ALL_ONES
+        a1 = ALL_ONES
+        a2 = ALL_ONES
+        a3 = ALL_ONES
+        for e in range(in_ptr[g], in_ptr[g + 1]):
+            lit = in_lit[e]
+            n = lit >> 1
+            m = masks[lit & 1]
+            a0 &= value[n, 0] ^ m
+            a1 &= value[n, 1] ^ m
+            a2 &= value[n, 2] ^ m
+            a3 &= value[n, 3] ^ m
+    else:
+        a0 = ZERO
+        a1 = ZERO
+        a2 = ZERO
+        a3 = ZERO
+        for e in range(in_ptr[g], in_ptr[g + 1]):
+            lit = in_lit[e]
+            n = lit >> 1
+            m = masks[lit & 1]
+            a0 |= value[n, 0] ^ m
+            a1 |= value[n, 1] ^ m
+            a2 |= value[n, 2] ^ m
+            a3 |= value[n, 3] ^ m
+    changed = a0 != value[g, 0] or a1 != value[g, 1] or a2 != value[g, 2] or a3 != value[g, 3]
+    value[g, 0] = a0
+    value[g, 1] = a1
+    value[g, 2] = a2
+    value[g, 3] = a3
+    return changed
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_bit(lane):
+    return ONE << np.uint64(lane & 63)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_goals(net, value, lane, item, goals_out):
+    """One lane's goals into goals_out[item[lane]]."""
+    k = lane >> 6
+    bit = _lane_bit(lane)
+    masks = net.masks
+    for r in range(net.n_roles):
+        goals_out[item[lane], r] = 0
     for i in range(len(net.goal_lit)):
-        hits = _lane_word(net, value, net.goal_lit[i]) & lanes_mask
-        while hits != ZERO:
-            lane = lowest_bit_index(hits)
-            hits &= hits - ONE
+        lit = net.goal_lit[i]
+        if ((value[lit >> 1, k] ^ masks[lit & 1]) & bit) != ZERO:
             r = net.goal_role[i]
-            if net.goal_value[i] > goals_out[first + lane, r]:
-                goals_out[first + lane, r] = net.goal_value[i]
+            if net.goal_value[i] > goals_out[item[lane], r]:
+                goals_out[item[lane], r] = net.goal_value[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
+def _lane_load(net, value, lane, state_words):
+    """Put a state into one lane's base propositions."""
+    k = lane >> 6
+    shift = np.uint64(lane & 63)
+    keep = ~(ONE << shift)
+    for i in range(net.n_fluents):
+        on = (state_words[i >> 6] >> np.uint64(i & 63)) & ONE
+        value[1 + i, k] = (value[1 + i, k] & keep) | (on << shift)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def lane_playouts(net, lanes, starts, n_starts, rng, max_steps, codes_out, lengths_out, goals_out):
-    """Random playouts from starts[0..n_starts-1], 64 at a time (see the module docstring)."""
+    """Random playouts from starts[0..n_starts-1], 256 lanes at a time (see the
+    module docstring).
+
+    A lane that finishes takes the next waiting start at once (it sits out the
+    move of that step while its new state is evaluated), so lanes stay busy
+    however much playout lengths vary.
+    """
     limit = min(max_steps, codes_out.shape[1])
+    masks = net.masks
+    legal_lit = net.legal_lit
+    next_lit = net.next_lit
+    role_lo = net.role_lo
     value = lanes.value
     count = lanes.count
     choice = lanes.choice
+    item = lanes.item
+    steps = lanes.steps
     nxt = lanes.next_value
+    active = lanes.active
+    movers = lanes.movers
+    done = lanes.done
+    fresh = lanes.fresh
     base = 1 + net.n_fluents
-    for first in range(0, n_starts, 64):
-        m = min(64, n_starts - first)
-        value[:] = ZERO
-        for i in range(net.n_fluents):
-            word = ZERO
-            shift = np.uint64(i & 63)
-            w = i >> 6
-            for lane in range(m):
-                word |= ((starts[first + lane, w] >> shift) & ONE) << np.uint64(lane)
-            value[1 + i] = word
-        active = ALL_ONES if m == 64 else (ONE << np.uint64(m)) - ONE
-        step = 0
-        while True:
-            lane_forward(net, value, net.first_gate, net.split)
-            ended = _lane_word(net, value, net.terminal_lit) & active
-            if step >= limit:
-                ended = active
+    for n in range(net.n_nodes):
+        for k in range(WORDS):
+            value[n, k] = ZERO
+    waiting = 0
+    for k in range(WORDS):
+        active[k] = ZERO
+    for lane in range(LANES):
+        if waiting < n_starts:
+            _lane_load(net, value, lane, starts[waiting])
+            item[lane] = waiting
+            steps[lane] = 0
+            active[lane >> 6] |= _lane_bit(lane)
+            waiting += 1
+    any_active = n_starts > 0
+    while any_active:
+        lane_forward(net, value, net.first_gate, net.split)
+        terminal = net.terminal_lit
+        any_done = False
+        for k in range(WORDS):
+            ended = (value[terminal >> 1, k] ^ masks[terminal & 1]) & active[k]
+            w = active[k] & ~ended
+            while w != ZERO:
+                b = lowest_bit_index(w)
+                w &= w - ONE
+                if steps[k * 64 + b] >= limit:
+                    ended |= ONE << np.uint64(b)
+            done[k] = ended
+            movers[k] = active[k] & ~ended
+            fresh[k] = ZERO
             if ended != ZERO:
-                _lane_goals(net, value, ended, first, goals_out)
-                w = ended
+                any_done = True
+        for c in range(net.n_codes):
+            for k in range(WORDS):
+                value[base + c, k] = ZERO
+        for r in range(net.n_roles):
+            for k in range(WORDS):
+                w = movers[k]
                 while w != ZERO:
-                    lane = lowest_bit_index(w)
+                    b = lowest_bit_index(w)
                     w &= w - ONE
-                    lengths_out[first + lane] = step
-                active &= ~ended
-            if active == ZERO:
-                break
-            for c in range(net.n_codes):
-                value[base + c] = ZERO
-            broken = ZERO
-            for r in range(net.n_roles):
-                for lane in range(64):
-                    count[lane] = 0
-                for c in range(net.role_lo[r], net.role_lo[r + 1]):
-                    w = _lane_word(net, value, net.legal_lit[c]) & active
+                    count[k * 64 + b] = 0
+            for c in range(role_lo[r], role_lo[r + 1]):
+                lit = legal_lit[c]
+                for k in range(WORDS):
+                    w = (value[lit >> 1, k] ^ masks[lit & 1]) & movers[k]
                     while w != ZERO:
-                        lane = lowest_bit_index(w)
+                        b = lowest_bit_index(w)
                         w &= w - ONE
+                        lane = k * 64 + b
                         count[lane] += 1
                         if count[lane] == 1 or rand_below(rng, count[lane]) == 0:
                             choice[lane] = c
-                w = active
+            for k in range(WORDS):
+                w = movers[k]
                 while w != ZERO:
-                    lane = lowest_bit_index(w)
+                    b = lowest_bit_index(w)
                     w &= w - ONE
+                    lane = k * 64 + b
                     if count[lane] == 0:
-                        broken |= ONE << np.uint64(lane)
+                        # no legal move in a non-terminal state: a broken game
+                        done[k] |= ONE << np.uint64(b)
+                        lengths_out[item[lane]] = -1 - steps[lane]
+                        any_done = True
                         continue
                     c = choice[lane]
-                    codes_out[first + lane, step, r] = c if count[lane] > 1 else -1 - c
-                    value[base + c] |= ONE << np.uint64(lane)
-            if broken != ZERO:
-                _lane_goals(net, value, broken, first, goals_out)
-                w = broken
+                    codes_out[item[lane], steps[lane], r] = c if count[lane] > 1 else -1 - c
+                    value[base + c, k] |= ONE << np.uint64(b)
+        if any_done:
+            for k in range(WORDS):
+                w = done[k]
                 while w != ZERO:
-                    lane = lowest_bit_index(w)
+                    b = lowest_bit_index(w)
                     w &= w - ONE
-                    lengths_out[first + lane] = -1 - step
-                active &= ~broken
-                if active == ZERO:
-                    break
-            lane_forward(net, value, net.split, net.n_nodes)
-            for i in range(net.n_fluents):
-                nxt[i] = _lane_word(net, value, net.next_lit[i])
-            for i in range(net.n_fluents):
-                value[1 + i] = nxt[i]
-            step += 1
+                    lane = k * 64 + b
+                    bit = ONE << np.uint64(b)
+                    _lane_goals(net, value, lane, item, goals_out)
+                    if (movers[k] & bit) == ZERO:  # ended (a broken lane has its length already)
+                        lengths_out[item[lane]] = steps[lane]
+                    if waiting < n_starts:
+                        item[lane] = waiting
+                        steps[lane] = 0
+                        waiting += 1
+                        fresh[k] |= bit
+                    else:
+                        active[k] &= ~bit
+                movers[k] &= ~done[k]
+        lane_forward(net, value, net.split, net.n_nodes)
+        for i in range(net.n_fluents):
+            lit = next_lit[i]
+            for k in range(WORDS):
+                nxt[i, k] = value[lit >> 1, k] ^ masks[lit & 1]
+        for i in range(net.n_fluents):
+            for k in range(WORDS):
+                value[1 + i, k] = (nxt[i, k] & movers[k]) | (value[1 + i, k] & ~movers[k])
+        any_active = False
+        for k in range(WORDS):
+            w = fresh[k]
+            while w != ZERO:
+                b = lowest_bit_index(w)
+                w &= w - ONE
+                lane = k * 64 + b
+                _lane_load(net, value, lane, starts[item[lane]])
+            w = movers[k]
+            while w != ZERO:
+                b = lowest_bit_index(w)
+                w &= w - ONE
+                steps[k * 64 + b] += 1
+            if active[k] != ZERO:
+                any_active = True
 
 
 # -- timed loops for `bench` (no Python between playouts) -------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def bench_propagate(net, work, rng, n_playouts, max_steps, codes_out):
     """n_playouts random playouts from the initial state by change propagation;
     returns the joint moves played in all."""
@@ -612,11 +771,26 @@ def bench_propagate(net, work, rng, n_playouts, max_steps, codes_out):
     return total
 
 
-@njit(cache=True, nogil=True)
-def bench_forward(net, value, rng, n_playouts, max_steps, codes_out, goals_out):
+@njit(cache=True, nogil=True, _nrt=False)
+def bench_forward(net, value, scratch, rng, n_playouts, max_steps, codes_out, goals_out):
     """As `bench_propagate`, by full forward passes."""
     total = 0
     for _ in range(n_playouts):
-        steps = forward_playout(net, value, rng, net.init_words, max_steps, codes_out, goals_out)
+        steps = forward_playout(net, value, scratch, rng, net.init_words, max_steps, codes_out, goals_out)
         total += steps if steps >= 0 else -1 - steps
     return total
+
+
+def dispatchers() -> list:
+    """Every numba dispatcher of this module (for warm-up checks and compile counters)."""
+    from numba.core.registry import CPUDispatcher
+
+    return [value for value in globals().values() if isinstance(value, CPUDispatcher)]
+
+
+def warm_up() -> None:
+    """Load every kernel of the propnet (builder and playouts) by running a tiny
+    game through them: `machine.warm_up`, here where `ggp_agent.warmup` looks."""
+    from .machine import warm_up as run
+
+    run()

@@ -238,6 +238,52 @@ class PropnetStateMachine:
         self.close()
 
 
+#: A tiny game that reaches every kernel: two roles, a forced move, a cycle
+#: (`link` is recursive over the state), a terminal state with goals.
+_WARM_UP_GAME = """
+(role a) (role b)
+(init (on 1)) (init (turn a))
+(succ 1 2) (succ 2 3)
+(<= (legal a (set ?x)) (true (turn a)) (succ ?x ?y))
+(<= (legal a wait) (true (turn b)))
+(<= (legal b wait) (role b))
+(<= (next (on ?y)) (does a (set ?y)))
+(<= (next (on ?x)) (true (on ?x)))
+(<= (next (turn b)) (true (turn a)))
+(<= (next (turn a)) (true (turn b)))
+(<= (link ?x) (true (on ?x)))
+(<= (link ?y) (link ?x) (succ ?x ?y) (true (on ?y)))
+(<= (link ?x) (link ?y) (succ ?x ?y) (true (on ?x)))
+(<= terminal (link 3))
+(<= (goal a 100) (link 3))
+(<= (goal a 0) (not (link 3)))
+(goal b 50)
+"""
+
+
+def warm_up() -> None:
+    """Load every kernel (from numba's disk cache; compiling it the first time
+    ever) by running a tiny game through all of them.
+
+    Call once when the process starts: after it, a START for any game runs on
+    compiled code (`tests/test_propnet_kernels.py` checks that).
+    """
+    from ..gdl import load_game
+
+    machine = PropnetStateMachine(load_game(_WARM_UP_GAME))
+    state = machine.initial_state()
+    for role in range(len(machine.roles)):
+        machine.legal_moves(state, role)
+    after = machine.next_state(state, [machine.legal_moves(state, 0)[0], machine.legal_moves(state, 1)[0]])
+    machine.is_terminal(after)
+    machine.goal_values(after)
+    machine.random_playout(state, max_steps=20, seed=1)
+    kernels.state_hash(machine._work)
+    goals = np.zeros(machine.net.n_roles, dtype=np.int32)
+    kernels.goals(machine.net, machine._work, goals)
+    machine.bench(0.0, max_steps=20)
+
+
 def _bench_strategy(net: Net, strategy: str, seconds: float, max_steps: int) -> dict:
     rng = new_rng(12345)
     codes = np.zeros((max_steps, max(1, net.n_roles)), dtype=np.int32)
@@ -248,13 +294,14 @@ def _bench_strategy(net: Net, strategy: str, seconds: float, max_steps: int) -> 
             return kernels.bench_propagate(net, work, rng, n, max_steps, codes)
     elif strategy == "forward":
         value = np.zeros(net.n_nodes, dtype=np.uint8)
+        scratch = np.zeros(net.n_fluents + net.n_codes + net.n_roles + 1, dtype=np.int32)
         goals = np.zeros(max(1, net.n_roles), dtype=np.int32)
 
         def run(n):
-            return kernels.bench_forward(net, value, rng, n, max_steps, codes, goals)
+            return kernels.bench_forward(net, value, scratch, rng, n, max_steps, codes, goals)
     elif strategy == "lanes":
         lanes = new_lanes(net)
-        batch = 256
+        batch = 1024
         starts = np.tile(net.init_words, (batch, 1))
         lane_codes = np.zeros((batch, max_steps, max(1, net.n_roles)), dtype=np.int32)
         lengths = np.zeros(batch, dtype=np.int32)
@@ -268,14 +315,14 @@ def _bench_strategy(net: Net, strategy: str, seconds: float, max_steps: int) -> 
             return total
     else:
         raise ValueError(f"unknown strategy {strategy!r}")
-    run(1 if strategy != "lanes" else 256)  # warm caches (the kernels are compiled already)
+    run(1 if strategy != "lanes" else 1024)  # warm caches (the kernels are compiled already)
     playouts = steps = 0
-    n = 1 if strategy != "lanes" else 256
+    n = 1 if strategy != "lanes" else 1024
     started = time.process_time()
     elapsed = 0.0
     while elapsed < seconds:
         steps += run(n)
-        playouts += n if strategy != "lanes" else max(1, n // 256) * 256
+        playouts += n if strategy != "lanes" else max(1, n // 1024) * 1024
         elapsed = time.process_time() - started
         if elapsed < seconds / 8:
             n *= 2

@@ -20,6 +20,9 @@ literal's number of facts and distinct values per variable, measured on the
 relaxed model by the grounder); a split is kept when it cuts the estimate by
 a third. Identical auxiliary rules are shared.
 
+After factoring, rules that differ in one literal only are merged over an
+auxiliary relation holding the alternatives (`merge_alternatives`).
+
 `with_role_domain` also gives a `legal`/`goal` rule whose role variable only
 the caller binds (edge case `test_case_3e`) the body literal `(role ?r)`, so
 every instance is ground. This module must not know about Prolog or the network.
@@ -32,9 +35,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-from ..gdl.analysis import sentence_of
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Literal, Rule, Symbol, Term, Variable, relation_key, variables
+from ..gdl.terms import Compound, Distinct, Literal, Not, Rule, Symbol, Term, Variable, relation_key, variables
 from ..gdl.validate import ValidatedGame
 
 _ROLE_FIRST = {("legal", 2), ("goal", 2)}
@@ -152,6 +154,7 @@ class Factoring:
         self.aux_rules: list[Rule] = []
         self._shared: dict[str, Sentence] = {}
         self._names = itertools.count(1)
+        self.aux_count = 0
 
     def factor(self, rule: Rule) -> list[Rule]:
         """The rule as one or more rules (auxiliary ones go to `aux_rules` first)."""
@@ -239,6 +242,7 @@ class Factoring:
             # the same rule up to variable names: reuse its relation
             name = shared.name if isinstance(shared, Symbol) else shared.functor
             return Compound(name, tuple(keep)) if keep else Symbol(name)
+        self.aux_count += 1
         name = f"{AUX_PREFIX}{next(self._names)}"
         head: Sentence = Compound(name, tuple(keep)) if keep else Symbol(name)
         self._shared[key] = head
@@ -298,9 +302,6 @@ def _rule_key(head: Sentence, body: list[Literal]) -> str:
             return "(" + term.functor + " " + " ".join(rename(a) for a in term.args) + ")"
         if isinstance(term, Symbol):
             return term.name
-        # literals: not / distinct
-        from ..gdl.terms import Distinct, Not
-
         if isinstance(term, Not):
             return "(not " + rename(term.literal) + ")"
         if isinstance(term, Distinct):
@@ -310,6 +311,189 @@ def _rule_key(head: Sentence, body: list[Literal]) -> str:
     return rename(head) + " :- " + " ".join(rename(l) for l in body)
 
 
-def relation_of_literal(literal: Literal) -> Optional[tuple[str, int]]:
-    sentence = sentence_of(literal)
-    return None if sentence is None else relation_key(sentence)
+def join_order(body: list[Literal], is_static: Callable[[tuple[str, int]], bool],
+               estimates: Optional[Estimates] = None, keep_first: bool = False) -> list[Literal]:
+    """The body with its positive literals in a good order for bottom-up
+    enumeration (negations and `distinct` follow, for `order_body` to place).
+
+    Greedy: next the literal expected to match fewest facts given the
+    variables bound so far; with measurements that is size / product of the
+    bound variables' domains, without them the literal with the largest share
+    of bound variables (static relations first on ties: they are exact and
+    usually small). With `keep_first` the first positive literal stays first
+    (the delta literal of a semi-naive round).
+    """
+    positives = [literal for literal in body if is_positive_sentence(literal)]
+    others = [literal for literal in body if not is_positive_sentence(literal)]
+    ordered: list[Literal] = []
+    bound: set = set()
+    if keep_first and positives:
+        ordered.append(positives.pop(0))
+        bound.update(variables(ordered[0]))
+    while positives:
+        best_index, best_key = 0, None
+        for index, literal in enumerate(positives):
+            names = set(variables(literal))
+            free = names - bound
+            if estimates is not None:
+                measure = estimates.measure(literal)
+                expected = measure.size
+                for variable in names & bound:
+                    expected /= measure.domains.get(variable, 1.0)
+                key = (expected, len(free), index)
+            else:
+                share = 1.0 if not names else len(names & bound) / len(names)
+                key = (-share, not is_static(relation_key(literal)), len(free), index)
+            if best_key is None or key < best_key:
+                best_index, best_key = index, key
+        chosen = positives.pop(best_index)
+        ordered.append(chosen)
+        bound.update(variables(chosen))
+    return ordered + others
+
+
+def answer_plan(head: Sentence, body: list[Literal], is_static: Callable[[tuple[str, int]], bool],
+                keep_first: bool = False) -> list:
+    """The body as a goal plan for computing the head's answers (not its instances).
+
+    Only which heads hold matters there, so a group of literals linked by
+    variables the head does not have is an existence test once the head's
+    variables it uses are bound: one solution is enough (`once`). Such a
+    frame rule as `next(cell ?x ?y ?m) :- true(cell ?x ?y ?m), does(blocker,
+    (mark ?a ?b ?c ?d)), (distinctCell ?x ?y ?a ?b), ...` then costs one test
+    per cell instead of one derivation per cell and move.
+
+    Returns items ("goal", literal, first) and ("once", [items]); `first` marks
+    the literal that was first in the body (the delta literal of a
+    semi-naive round, when `keep_first`).
+    """
+    ordered = join_order(body, is_static, keep_first=keep_first)
+    first_literal = ordered[0] if keep_first and ordered and is_positive_sentence(ordered[0]) else None
+    head_vars = set(variables(head))
+    parent: dict[Variable, Variable] = {}
+
+    def find(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for literal in ordered:
+        names = [v for v in variables(literal) if v not in head_vars]
+        for v in names:
+            parent.setdefault(v, v)
+        for v in names[1:]:
+            parent[find(v)] = find(names[0])
+
+    def group_of(literal):
+        for v in variables(literal):
+            if v not in head_vars:
+                return find(v)
+        return None
+
+    positives = [l for l in ordered if is_positive_sentence(l)]
+    others = [l for l in ordered if not is_positive_sentence(l)]
+    head_literals = [l for l in positives if group_of(l) is None]
+    bound_by_head = set().union(*(set(variables(l)) for l in head_literals)) if head_literals else set()
+    members: dict = {}
+    for literal in positives:
+        group = group_of(literal)
+        if group is not None:
+            members.setdefault(group, []).append(literal)
+    existential = set()
+    for group, literals in members.items():
+        uses = set().union(*(set(variables(l)) for l in literals)) & head_vars
+        if uses <= bound_by_head and not any(l is first_literal for l in literals):
+            existential.add(group)
+    if not existential:
+        return _placed([("goal", l, l is first_literal) for l in positives], others, set())
+    outer = [("goal", l, l is first_literal) for l in positives if group_of(l) not in existential]
+    plan = _placed(outer, [l for l in others if group_of(l) not in existential], set())
+    for group in members:
+        if group in existential:
+            goals = [("goal", l, False) for l in members[group]]
+            inner = [l for l in others if group_of(l) == group]
+            plan.append(("once", _placed(goals, inner, head_vars)))
+    return plan
+
+
+def _placed(goals: list, pending: list, bound: set) -> list:
+    """Goals with each negation/`distinct` placed where its variables are bound."""
+    bound = set(bound)
+    pending = list(pending)
+    plan = []
+
+    def release():
+        for literal in list(pending):
+            if set(variables(literal)) <= bound:
+                plan.append(("goal", literal, False))
+                pending.remove(literal)
+
+    release()
+    for item in goals:
+        plan.append(item)
+        bound.update(variables(item[1]))
+        release()
+    plan.extend(("goal", literal, False) for literal in pending)
+    return plan
+
+
+def merge_alternatives(rules: list[Rule], is_static: Callable[[tuple[str, int]], bool],
+                       new_name: Callable[[], str]) -> tuple[list[Rule], list[Rule]]:
+    """Rules that differ in one literal only become one rule over an auxiliary
+    relation holding both alternatives.
+
+    `(<= H C... L1)` and `(<= H C... L2)`, where every variable is the head's
+    and L1, L2 are positive sentences over the same variables, say
+    `(<= H C... (alt V))` with `(<= (alt V) L1)` and `(<= (alt V) L2)`: one AND
+    over an OR instead of an OR over two ANDs, and the OR is shared wherever
+    the same alternatives meet (the corpus' hex: the OR of a cell's two ways of
+    joining a group serves all 81 group ids). Returns (rules, new alt rules);
+    the alt rules' relations must be computed after the rules they read.
+    """
+    groups: dict[tuple, list[tuple[int, str, Literal]]] = {}
+    plain: list[Optional[Rule]] = list(rules)
+    for index, rule in enumerate(rules):
+        head_vars = set(variables(rule.head))
+        if not rule.body or any(not set(variables(l)) <= head_vars for l in rule.body):
+            continue
+        if is_static(relation_key(rule.head)):
+            continue
+        texts = [_rule_key(rule.head, [literal]).split(" :- ", 1)[1] for literal in rule.body]
+        head_text = _rule_key(rule.head, [])
+        canon = {v: i for i, v in enumerate(_ordered_variables([rule.head]))}
+        for position, literal in enumerate(rule.body):
+            if not is_positive_sentence(literal) or is_static(relation_key(literal)):
+                continue
+            rest = tuple(sorted(texts[:position] + texts[position + 1:]))
+            names = tuple(sorted(canon[v] for v in set(variables(literal))))
+            groups.setdefault((head_text, rest, names), []).append((index, literal))
+    merged: list[Rule] = []
+    alt_rules: list[Rule] = []
+    used: set[int] = set()
+    for (head_text, rest, names), members in sorted(groups.items(), key=lambda item: -len(item[1])):
+        members = [(i, l) for i, l in members if i not in used]
+        if len(members) < 2:
+            continue
+        first_index, first_literal = members[0]
+        rule = rules[first_index]
+        keep = [v for v in _ordered_variables([first_literal])]
+        name = new_name()
+        alt_head: Sentence = Compound(name, tuple(keep)) if keep else Symbol(name)
+        for index, literal in members:
+            used.add(index)
+            plain[index] = None
+            # the alternatives name the head's variables as the first rule does
+            mapping = dict(zip(variables(rules[index].head), variables(rule.head)))
+            alt_rules.append(Rule(alt_head, (_rename(literal, mapping),)))
+        body = [l for l in rule.body if l is not first_literal] + [alt_head]
+        merged.append(Rule(rule.head, tuple(body)))
+    return [r for r in plain if r is not None] + merged, alt_rules
+
+
+def _rename(term, mapping: dict):
+    if isinstance(term, Variable):
+        return mapping.get(term, term)
+    if isinstance(term, Compound):
+        return Compound(term.functor, tuple(_rename(a, mapping) for a in term.args))
+    return term

@@ -61,3 +61,18 @@ def machine_for(engine):
     yield build
     for machine in made:
         machine.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Every numba kernel compiled (or loaded from numba's disk cache) before the
+    first test, as `ggp-agent serve` does before its first START.
+
+    On a fresh checkout (CI) the first compile takes a minute or two; inside a
+    test it would run in some search's worker thread mid-match and hold numba's
+    compiler lock, so the player's own engine calls would wait for it and miss
+    the clock. Agents started as separate processes load the cache this fills.
+    """
+    from ggp_agent.warmup import warm_up
+
+    warm_up()

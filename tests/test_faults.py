@@ -5,6 +5,7 @@ what happened. Real matches over HTTP through our GameController on 127.0.0.1.""
 
 import asyncio
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -240,3 +241,31 @@ def test_a_search_out_of_memory_leaves_the_fallback_to_play(caplog):
         assert record.is_completed and record.error_count() == 0, record.error_details
     messages = [r.getMessage() for r in caplog.records]
     assert any("failed to advance" in text and "node arena full" in text for text in messages)
+
+
+def test_the_real_search_in_a_full_arena_plays_on_and_says_so(tmp_path):
+    """The same fault with the real MCPS search: a memory cap of one byte gives
+    the smallest arena (4,096 nodes), which connect four fills within a turn.
+    The search then collects what the new root no longer reaches and counts
+    the iterations it could not store; every move is legal and in time."""
+    connect_four = (Path(__file__).resolve().parents[1] / "gdl_games" / "connectfour.kif").read_text()
+
+    async def scenario():
+        player = Player(PlayerConfig(name="tiny", search="mcps", memory_cap=1, safety_margin=0.3,
+                                     record_dir=tmp_path))
+        server = await start_server(player, "127.0.0.1", 0)
+        try:
+            seat = PlayerSpec("tiny", address=PlayerAddress("127.0.0.1", server.port))
+            record = await play_match(load_game(connect_four), [seat, parse_player_spec("random")], 10, 1.0, seed=7)
+            await player.wait_idle()
+            return record
+        finally:
+            await server.stop()
+
+    record = asyncio.run(scenario())
+    assert record.is_completed and record.error_count() == 0, record.error_details
+    mine = load_record(next(tmp_path.glob("*.player.json")))
+    stats = [turn["stats"] for turn in mine.extra["turns"] if turn["stats"].get("rule") == "mcps"]
+    assert stats and all(s["node_capacity"] == 4096 for s in stats)
+    assert max(s["pool_full"] for s in stats) > 0  # the arena did fill
+    assert max(s["nodes"] for s in stats) <= 4096

@@ -14,7 +14,10 @@ install:
 install-test:
 	docker/install.sh $(VENV) test
 
+# warmup first: compiles the numba kernels on a fresh checkout (a minute or two,
+# once; about two seconds afterwards), so the first START finds them ready.
 serve: install
+	$(VENV)/bin/ggp-agent warmup
 	$(VENV)/bin/ggp-agent serve --host 0.0.0.0 --port $(PORT) --name $(NAME)
 
 test: install-test

@@ -388,7 +388,12 @@ class Player:
     async def _play(self, match: Match, message: Play, received: float) -> str:
         start = match.start
         hard_limit = received + start.play_clock
-        deadline = hard_limit - self.margins.margin(start.play_clock)
+        # `deadline` ends the thinking; `clock_deadline` is the last moment a
+        # reply is safe. Following the match (our engine's next state, the
+        # search's root change) may use all of the clock: a short think time
+        # must not turn a slow state update into a stale, illegal reply.
+        clock_deadline = hard_limit - self.margins.margin(start.play_clock)
+        deadline = clock_deadline
         if self.config.think_time is not None:
             deadline = min(deadline, received + self.config.think_time)
         try:
@@ -412,13 +417,13 @@ class Player:
             if hold is not None:  # the search leaves the engine to us until advance()
                 _quietly(hold)
             match.pending.append(tuple(message.moves))
-            if not await self._catch_up(match, deadline):
+            if not await self._catch_up(match, clock_deadline):
                 return self._stale_reply(match, received, hard_limit)
             match.search_current = False
             steps, match.unsearched = match.unsearched, []
             try:
                 await self._call_search(match, self._advance_search, match, steps,
-                                        timeout=max(0.0, deadline - time.monotonic()))
+                                        timeout=max(0.0, clock_deadline - time.monotonic()))
             except (asyncio.TimeoutError, SearchBusyError):
                 log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
         planned = None

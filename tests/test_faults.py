@@ -190,6 +190,22 @@ def test_an_engine_behind_for_a_turn_answers_from_the_last_legal_moves_then_catc
     assert "engineLost" not in mine.extra
 
 
+def test_a_short_think_time_still_waits_for_the_state_within_the_clock(tmp_path):
+    """`think_time` bounds the thinking, not following the match: the slow step
+    (about a third of a second) is computed within the 3 s clock, so no reply
+    comes from the previous state's moves."""
+    with ServerThread(name="quick", search="random", engine="prolog", safety_margin=0.3,
+                      think_time=0.05, record_dir=tmp_path) as server:
+        assert server.post(f"(START m.quick me ({SLOW_STEP}) 30 3)").text == "ready"
+        server.post("(play m.quick nil)")
+        for _ in range(11):
+            server.post("(play m.quick (a))")
+        assert server.post("(stop m.quick (a))").text == "done"
+        server.call(server.player.wait_idle())
+    mine = load_record(next(tmp_path.glob("*.player.json")))
+    assert [turn["source"] for turn in mine.extra["turns"]].count("stale") == 0, mine.extra["turns"]
+
+
 class ArenaFullSearch:
     """A search whose memory runs out after two turns (as a full node arena would):
     advance raises MemoryError, and so does everything after it."""

@@ -23,6 +23,7 @@ from ggp_agent.search.driver import TreeSearch, make_tree_search
 from ggp_agent.search.params import SearchParams
 
 from .conftest import GAMES
+from .test_hostile_rules import LEFT_RECURSION
 
 RULES = ["uct", "grave", "mcps"]
 
@@ -513,21 +514,10 @@ def test_effect_codes_over_prolog_fall_back_to_move_codes(tictactoe_prolog):
     assert search.best_move() in tictactoe_prolog.legal_moves(tictactoe_prolog.initial_state(), 0)
 
 
-#: A self-loop ((go a) from (at a) stays put) next to a two-step win: every
-#: state is worth 100, so the root is proven at once, and a solver that took
-#: any proven child would walk the loop forever.
-CYCLE = """
-(role r)
-(edge a b) (edge b c) (edge c a)
-(<= (path ?x ?y) (path ?x ?z) (edge ?z ?y))
-(<= (path ?x ?y) (edge ?x ?y))
-(init (at a))
-(<= (legal r (go ?y)) (true (at ?x)) (path ?x ?y))
-(<= (next (at ?y)) (does r (go ?y)))
-(<= (next done) (true (at c)))
-(<= terminal (true done))
-(goal r 100)
-"""
+#: LEFT_RECURSION's game has a self-loop ((go a) from (at a) stays put) next
+#: to a two-step win: every state is worth 100, so the root is proven at once,
+#: and a solver that took any proven child would walk the loop forever.
+CYCLE = LEFT_RECURSION
 
 
 @pytest.mark.parametrize("engine", ["propnet", "prolog"])

@@ -34,7 +34,7 @@ SERVE_ENVIRONMENT = {
     "search": "GGP_SEARCH", "engine": "GGP_ENGINE", "max_matches": "GGP_MAX_MATCHES",
     "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
     "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
-    "ponder": "GGP_PONDER", "memory": "GGP_MEMORY",
+    "ponder": "GGP_PONDER", "memory": "GGP_MEMORY", "search_options": "GGP_SEARCH_OPTIONS",
 }
 
 
@@ -91,6 +91,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                        help="agent (searches), random or legal (ggp-base's baselines) [GGP_PLAYER]")
     serve.add_argument("--search", default=_env("search", None), choices=SEARCH_RULES,
                        help="search rule (overrides --player's; default mcps) [GGP_SEARCH]")
+    serve.add_argument("--search-option", dest="search_options", action="append", metavar="KEY=VALUE",
+                       default=[o for o in (_env("search_options", "") or "").split(",") if o],
+                       help="a constant of the tree searches, e.g. codes=effects or c=0.7; repeatable "
+                            "[GGP_SEARCH_OPTIONS, comma-separated]")
     serve.add_argument("--no-ponder", dest="ponder", action="store_false",
                        default=_env("ponder", "1") not in ("0", "no", "false"),
                        help="think only on our own turns [GGP_PONDER=0]")
@@ -318,12 +322,33 @@ def run_replay(args) -> int:
     return result.exit_code
 
 
+def _search_options(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """`KEY=VALUE` items as the player's search options; ValueError names a bad one."""
+    from .search.params import SearchParams
+
+    options = []
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals or key == "rule" or key not in SearchParams.__dataclass_fields__:
+            known = ", ".join(f for f in SearchParams.__dataclass_fields__ if f != "rule")
+            raise ValueError(f"search option {item!r}: expected KEY=VALUE with KEY one of {known}")
+        SearchParams().with_options({key: value})  # raises on a bad value
+        options.append((key, value))
+    return tuple(options)
+
+
 def run_serve(args) -> int:
     from .player import Player, PlayerConfig
     from .server import DEFAULT_MAX_BODY, start_server
 
+    try:
+        search_options = _search_options(args.search_options)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     config = PlayerConfig(
         name=args.name, search=args.search or PLAYER_KINDS[args.player], engine=args.engine,
+        search_options=search_options,
         max_matches=args.max_matches, safety_margin=args.margin, think_time=args.think_time,
         record_dir=args.records, ponder=args.ponder,
         memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),

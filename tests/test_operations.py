@@ -50,3 +50,29 @@ def test_ping_fails_when_nobody_answers():
         port = sock.getsockname()[1]
     done = _cli("ping", f"127.0.0.1:{port}", "--timeout", "2")
     assert done.returncode == 1 and "no reply" in done.stderr
+
+
+def test_search_options_reach_the_search_and_bad_ones_stop_serve(tmp_path):
+    import asyncio
+
+    from ggp_agent.controller import PlayerAddress
+    from ggp_agent.gdl import load_game
+    from ggp_agent.lineup import PlayerSpec, parse_player_spec, play_match
+    from ggp_agent.records import load_record
+    from .ggp_helpers import TICTACTOE
+
+    bad = _cli("serve", "--port", "0", "--search-option", "codes=sideways")
+    assert bad.returncode == 2 and "codes" in bad.stderr
+    unknown = _cli("serve", "--port", "0", "--search-option", "speed=11")
+    assert unknown.returncode == 2 and "expected KEY=VALUE with KEY one of" in unknown.stderr
+
+    records = tmp_path / "records"
+    env = {"GGP_SEARCH_OPTIONS": "codes=effects", "GGP_RECORDS": str(records)}
+    with ServeProcess("--margin", "0.3", "--search-option", "rho=20",
+                      log_path=tmp_path / "serve.log", env=env) as agent:
+        seat = PlayerSpec("agent", address=PlayerAddress.parse(agent.address))
+        record = asyncio.run(play_match(load_game(TICTACTOE), [seat, parse_player_spec("random")], 10, 1.0, seed=3))
+    assert record.error_count() == 0, record.error_details
+    mine = load_record(next(records.glob("*.player.json")))
+    searched = [turn["stats"] for turn in mine.extra["turns"] if turn["source"] == "search"]
+    assert searched and all(stats["codes"] == "effects" for stats in searched)

@@ -399,6 +399,7 @@ class TreeSearch:
         root = int(c[C_ROOT])
         figures = {
             "rule": self.rule,
+            "codes": self.params.codes,
             "iterations": iterations,
             "playouts": iterations,
             "iterations_per_s": round(iterations / self._think_seconds, 1) if self._think_seconds > 0 else 0.0,

@@ -32,10 +32,12 @@ def test_prolog_engine_agrees_with_the_oracle(name):
     assert result.steps_agreed > 0 or result.terminals_agreed > 0
 
 
-#: Seconds the propnet may take to build in this test (more than a match's
-#: budget: the test checks answers, not build speed; the build-time survey is
+#: Seconds the propnet may take to build in this test: a little over the 10 s
+#: that issue 5 asks of the build, so that a game that builds in play is
+#: checked here even on a busy machine, while the dozen games that never build
+#: cost 12 s each rather than 30 (the build-time survey is
 #: `python -m ggp_agent.propnet.survey`).
-PROPNET_BUILD_LIMIT = 30.0
+PROPNET_BUILD_LIMIT = 12.0
 
 
 @pytest.mark.slow

@@ -29,14 +29,10 @@ from .engines import ENGINES
 from .gdl import ValidatedGame
 from .player import PLAYER_KINDS, Player, PlayerConfig
 from .records import MatchRecord
-from .search.params import SearchParams
+from .search.params import CONSTANTS, checked_option
 from .search.warmup import ensure_warm
 from .searchers import SEARCH_RULES, TREE_RULES
 from .server import RunningServer, start_server
-
-
-#: Search constants a player spec may set (the fields of SearchParams but the rule).
-_SEARCH_CONSTANTS = tuple(f for f in SearchParams.__dataclass_fields__ if f != "rule")
 
 
 @dataclass(frozen=True)
@@ -97,13 +93,12 @@ def parse_player_spec(text: str) -> PlayerSpec:
                 settings["ponder"] = value.lower() in ("1", "true", "yes", "on")
             elif key == "mem":
                 settings["memory_cap"] = int(float(value) * 2**20)
-            elif key in _SEARCH_CONSTANTS:
-                SearchParams().with_options({key: value})  # fails here on a bad value
-                settings.setdefault("search_options", []).append((key, value))
+            elif key in CONSTANTS:
+                settings.setdefault("search_options", []).append(checked_option(key, value))
             else:
                 raise ValueError(
                     f"unknown key {key!r} (known: search, engine, time, margin, name, seed, ponder, mem, "
-                    f"{', '.join(_SEARCH_CONSTANTS)})"
+                    f"{', '.join(CONSTANTS)})"
                 )
         except ValueError as error:
             raise ValueError(f"player {text!r}: {error}") from None

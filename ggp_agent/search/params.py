@@ -126,3 +126,16 @@ class SearchParams:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+#: The constants a player may set by name (every field but the rule).
+CONSTANTS = tuple(f.name for f in fields(SearchParams) if f.name != "rule")
+
+
+def checked_option(key: str, value: str) -> tuple[str, str]:
+    """`(key, value)` as a player's search option, or ValueError naming what is wrong
+    (an unknown constant, or a value the constant cannot take)."""
+    if key not in CONSTANTS:
+        raise ValueError(f"unknown search constant {key!r} (known: {', '.join(CONSTANTS)})")
+    SearchParams().with_options({key: value})
+    return key, value

@@ -699,13 +699,7 @@ def _put_plan(ref: int, plan: list, bindings: dict) -> None:
         else:
             _put_goal(goal, item[1], bindings, item[2])
         goal_refs.append(goal)
-    api.put_term(ref, goal_refs[-1])
-    comma = swipl.atoms.functor(",", 2)
-    for goal in reversed(goal_refs[:-1]):
-        pair = api.new_term_refs(2)
-        api.put_term(pair, goal)
-        api.put_term(pair + 1, ref)
-        api.cons_functor_v(ref, comma, pair)
+    swipl.put_conjunction(ref, goal_refs)
 
 
 def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset, estimates) -> None:
@@ -747,13 +741,7 @@ def _put_clause(ref: int, put_head, goals: list, modules: list) -> None:
         _put_goal(goal, literal, bindings, module)
         goal_refs.append(goal)
     body = api.new_term_ref()
-    api.put_term(body, goal_refs[-1])
-    comma = swipl.atoms.functor(",", 2)
-    for goal in reversed(goal_refs[:-1]):
-        pair = api.new_term_refs(2)
-        api.put_term(pair, goal)
-        api.put_term(pair + 1, body)
-        api.cons_functor_v(body, comma, pair)
+    swipl.put_conjunction(body, goal_refs)
     pair = api.new_term_refs(2)
     api.put_term(pair, head_ref)
     api.put_term(pair + 1, body)

@@ -466,13 +466,7 @@ def _put_body(ref: int, literals: list, bindings: dict) -> None:
         goal = api.new_term_ref()
         _put_goal(goal, literal, bindings)
         goal_refs.append(goal)
-    api.put_term(ref, goal_refs[-1])
-    comma = swipl.atoms.functor(",", 2)
-    for goal in reversed(goal_refs[:-1]):
-        pair = api.new_term_refs(2)
-        api.put_term(pair, goal)
-        api.put_term(pair + 1, ref)
-        api.cons_functor_v(ref, comma, pair)
+    swipl.put_conjunction(ref, goal_refs)
 
 
 def _put_goal(ref: int, literal, bindings: dict) -> None:

@@ -215,6 +215,18 @@ def put_list(ref: int, fills: list[Callable[[int], None]]) -> None:
         api.cons_list(ref, head, ref)
 
 
+def put_conjunction(ref: int, goal_refs: list[int]) -> None:
+    """Build the right-nested conjunction `(G1, (G2, ...))` of filled references
+    (at least one): the body of a clause or a query."""
+    api.put_term(ref, goal_refs[-1])
+    comma = atoms.functor(",", 2)
+    for goal in reversed(goal_refs[:-1]):
+        pair = api.new_term_refs(2)
+        api.put_term(pair, goal)
+        api.put_term(pair + 1, ref)
+        api.cons_functor_v(ref, comma, pair)
+
+
 #: Deepest term read back from Prolog; the same bound as the KIF reader's, so a
 #: game whose terms grow without end gets an error instead of a RecursionError.
 MAX_TERM_DEPTH = 200

@@ -106,6 +106,18 @@ def directed_pairs(n: int, neighbours) -> int:
 
 # --------------------------------------------------------------------------- Hex
 
+def decisive_ending(won: str) -> str:
+    """The end of a two-player game decided by `(won ?p)`-style relation `won`
+    (and `decided` when either has it): the winner scores 100, the loser 0, and
+    a game stopped undecided scores 50 each."""
+    return f"""
+(<= terminal decided)
+(<= (goal ?p 100) ({won} ?p))
+(<= (goal ?p 0) (opponent ?p ?q) ({won} ?q))
+(<= (goal ?p 50) (role ?p) (not decided))
+"""
+
+
 def hex_game(n: int) -> str:
     """Hex on an n x n rhombus: red joins rows 1 and n, blue joins columns a and last."""
     last = LETTERS[n - 1]
@@ -167,12 +179,7 @@ a two-cell path relation would need about {2 * cells * cells} atoms.""")
 (<= (reach ?p ?c) (true (cell ?c ?p)) (adjacent ?c ?d) (reach ?p ?d))
 (<= (connected ?p) (finish ?p ?c) (reach ?p ?c))
 (<= decided (connected ?p))
-
-(<= terminal decided)
-(<= (goal ?p 100) (connected ?p))
-(<= (goal ?p 0) (opponent ?p ?q) (connected ?q))
-(<= (goal ?p 50) (role ?p) (not decided))
-"""
+""" + decisive_ending("connected")
 
 
 # --------------------------------------------------------------------------- Go boards
@@ -312,12 +319,7 @@ adds a capture flag to AtariGo's move codes.
 (<= (won ?p) (true (captor ?p)))
 (<= (won ?p) (opponent ?p ?q) (true (control ?q)) (not canmove))
 (<= decided (won ?p))
-
-(<= terminal decided)
-(<= (goal ?p 100) (won ?p))
-(<= (goal ?p 0) (opponent ?p ?q) (won ?q))
-(<= (goal ?p 50) (role ?p) (not decided))
-"""
+""" + decisive_ending("won")
 
 
 # --------------------------------------------------------------------------- Breakthrough
@@ -386,12 +388,7 @@ Grounding: no recursion; moves come from explicit (straight ?p ?from ?to) and
 (<= (won ?p) (far ?p ?c) (true (cell ?c ?p)))
 (<= (won ?p) (opponent ?p ?q) (true (control ?q)) (not (canmove ?q)))
 (<= decided (won ?p))
-
-(<= terminal decided)
-(<= (goal ?p 100) (won ?p))
-(<= (goal ?p 0) (opponent ?p ?q) (won ?q))
-(<= (goal ?p 50) (role ?p) (not decided))
-"""
+""" + decisive_ending("won")
 
 
 # --------------------------------------------------------------------------- Wargame

@@ -680,10 +680,7 @@ def _put_plan_clause(ref: int, put_head, plan: list) -> None:
         return
     body = api.new_term_ref()
     _put_plan(body, plan, bindings)
-    pair = api.new_term_refs(2)
-    api.put_term(pair, head_ref)
-    api.put_term(pair + 1, body)
-    api.cons_functor_v(ref, swipl.atoms.functor(":-", 2), pair)
+    swipl.put_rule(ref, head_ref, body)
 
 
 def _put_plan(ref: int, plan: list, bindings: dict) -> None:
@@ -724,28 +721,7 @@ def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset, e
             ])
         swipl.put_compound(head_ref, "$inst", [_int(index), lambda a: _put_sentence(a, rule.head, bindings), put_literals])
 
-    _put_clause(ref, head, goals, [None] * len(goals))
-
-
-def _put_clause(ref: int, put_head, goals: list, modules: list) -> None:
-    api = swipl.api
-    bindings: dict = {}
-    head_ref = api.new_term_ref()
-    put_head(head_ref, bindings)
-    if not goals:
-        api.put_term(ref, head_ref)
-        return
-    goal_refs = []
-    for literal, module in zip(goals, modules):
-        goal = api.new_term_ref()
-        _put_goal(goal, literal, bindings, module)
-        goal_refs.append(goal)
-    body = api.new_term_ref()
-    swipl.put_conjunction(body, goal_refs)
-    pair = api.new_term_refs(2)
-    api.put_term(pair, head_ref)
-    api.put_term(pair + 1, body)
-    api.cons_functor_v(ref, swipl.atoms.functor(":-", 2), pair)
+    _put_plan_clause(ref, head, [("goal", goal, None) for goal in goals])
 
 
 def _put_sentence(ref: int, sentence, bindings: dict) -> None:

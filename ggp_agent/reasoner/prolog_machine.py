@@ -440,10 +440,7 @@ def _put_clause(ref: int, head, body) -> None:
         return
     body_ref = api.new_term_ref()
     _put_body(body_ref, list(body), bindings)
-    refs = api.new_term_refs(2)
-    api.put_term(refs, head_ref)
-    api.put_term(refs + 1, body_ref)
-    api.cons_functor_v(ref, swipl.atoms.functor(":-", 2), refs)
+    swipl.put_rule(ref, head_ref, body_ref)
 
 
 def _put_sentence(ref: int, sentence, bindings: dict) -> None:

@@ -227,6 +227,14 @@ def put_conjunction(ref: int, goal_refs: list[int]) -> None:
         api.cons_functor_v(ref, comma, pair)
 
 
+def put_rule(ref: int, head_ref: int, body_ref: int) -> None:
+    """Build the clause `Head :- Body` from two filled references."""
+    pair = api.new_term_refs(2)
+    api.put_term(pair, head_ref)
+    api.put_term(pair + 1, body_ref)
+    api.cons_functor_v(ref, atoms.functor(":-", 2), pair)
+
+
 #: Deepest term read back from Prolog; the same bound as the KIF reader's, so a
 #: game whose terms grow without end gets an error instead of a RecursionError.
 MAX_TERM_DEPTH = 200

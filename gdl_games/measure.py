@@ -29,7 +29,7 @@ GAMES_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(GAMES_DIR.parent))
 
 from ggp_agent.gdl import (  # noqa: E402  (after the path set-up, for a plain checkout)
-    Compound, Distinct, Not, Rule, Symbol, ValidatedGame, Variable, load_game, relation_key,
+    Compound, Distinct, Not, Rule, Symbol, ValidatedGame, Variable, load_game, relation_key, substitute,
 )
 
 
@@ -137,14 +137,6 @@ def _match(pattern, ground, bindings: dict) -> dict | None:
     return bindings
 
 
-def _substitute(term, bindings: dict):
-    if isinstance(term, Variable):
-        return bindings.get(term, term)
-    if isinstance(term, Compound):
-        return Compound(term.functor, tuple(_substitute(a, bindings) for a in term.args))
-    return term
-
-
 def _args(sentence) -> tuple:
     return () if isinstance(sentence, Symbol) else sentence.args
 
@@ -186,21 +178,21 @@ def relaxed_grounding(game: ValidatedGame) -> GroundSize:
         def extend(remaining, bindings):
             if not remaining:
                 for d in distincts:
-                    if _substitute(d.left, bindings) == _substitute(d.right, bindings):
+                    if substitute(d.left, bindings) == substitute(d.right, bindings):
                         return
                 results.append(bindings)
                 return
             # Most-bound literal first keeps the joins small: the most ground
             # arguments (those can use an index), then the fewest free variables.
             def boundness(lit):
-                args = [_substitute(a, bindings) for a in _args(lit)]
+                args = [substitute(a, bindings) for a in _args(lit)]
                 ground = sum(1 for a in args if next(_variables_in(a), None) is None)
                 free = len({v for a in args for v in _variables_in(a)})
                 return (-ground, free)
             remaining = sorted(remaining, key=boundness)
             literal, rest = remaining[0], remaining[1:]
             key = relation_key(literal)
-            args = tuple(_substitute(a, bindings) for a in _args(literal))
+            args = tuple(substitute(a, bindings) for a in _args(literal))
             positions = tuple(i for i, a in enumerate(args)
                               if not any(True for _ in _variables_in(a)))
             candidates = lookup(key, positions, tuple(args[p] for p in positions))
@@ -224,7 +216,7 @@ def relaxed_grounding(game: ValidatedGame) -> GroundSize:
         for rule in rules:
             head_key = relation_key(rule.head)
             for bindings in solutions(rule.body):
-                head_args = tuple(_substitute(a, bindings) for a in _args(rule.head))
+                head_args = tuple(substitute(a, bindings) for a in _args(rule.head))
                 if head_args not in known[head_key]:
                     known[head_key].add(head_args)
                     changed = True

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Distinct, Literal, Not, Rule, Symbol, Term, Variable, relation_key, variables
+from ..gdl.terms import Compound, Distinct, Literal, Not, Rule, Symbol, Term, Variable, relation_key, substitute, variables
 from ..gdl.validate import ValidatedGame
 
 _ROLE_FIRST = {("legal", 2), ("goal", 2)}
@@ -485,15 +485,7 @@ def merge_alternatives(rules: list[Rule], is_static: Callable[[tuple[str, int]],
             plain[index] = None
             # the alternatives name the head's variables as the first rule does
             mapping = dict(zip(variables(rules[index].head), variables(rule.head)))
-            alt_rules.append(Rule(alt_head, (_rename(literal, mapping),)))
+            alt_rules.append(Rule(alt_head, (substitute(literal, mapping),)))
         body = [l for l in rule.body if l is not first_literal] + [alt_head]
         merged.append(Rule(rule.head, tuple(body)))
     return [r for r in plain if r is not None] + merged, alt_rules
-
-
-def _rename(term, mapping: dict):
-    if isinstance(term, Variable):
-        return mapping.get(term, term)
-    if isinstance(term, Compound):
-        return Compound(term.functor, tuple(_rename(a, mapping) for a in term.args))
-    return term

@@ -48,13 +48,13 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
 
     `options` go to both engines (each ignores those it does not know).
     """
-    from .propnet.machine import PropnetStateMachine, PropnetUnavailable
-    from .reasoner.prolog_machine import PrologStateMachine
+    from .engines import make_state_machine
+    from .propnet.machine import PropnetUnavailable
 
     started = time.perf_counter()
     if budget_s > 0:
         try:
-            machine = PropnetStateMachine(game, time_limit=budget_s, **options)
+            machine = make_state_machine("propnet", game, time_limit=budget_s, **options)
         except PropnetUnavailable as error:
             reason = f"propnet unavailable after {error.seconds:.2f} s: {error.reason}"
         else:
@@ -73,13 +73,10 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
     else:
         reason = "no time for a propnet"
     spent = time.perf_counter() - started
-    machine = PrologStateMachine(game, **{k: v for k, v in options.items() if k in _PROLOG_OPTIONS})
+    machine = make_state_machine("prolog", game, **options)
     choice = EngineChoice("prolog", reason, spent)
     log.info("engine: prolog (%s)", reason)
     return machine, choice
-
-
-_PROLOG_OPTIONS = {"query_time_limit", "load_time_limit"}
 
 
 def _unplayable_on_propnet(machine: StateMachine) -> str | None:

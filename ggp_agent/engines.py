@@ -1,14 +1,24 @@
-"""Engine registry: a name on the command line to a `StateMachine` for a game.
+"""Which engine plays a game: the registry of engines by name, and the choice (`auto`).
 
-Callers (CLI, player, controller) never import an engine class directly.
-`auto` is not an engine of its own: it builds the propnet within a budget and
-falls back to Prolog (`engine_choice.choose_state_machine`).
+Callers (CLI, player, controller) never import an engine class directly: they
+name an engine (`prolog`, `propnet`, or `auto`) and get a `StateMachine`.
+
+Why a choice: a propnet runs random playouts two to three orders of magnitude
+faster than the Prolog engine, but grounding can blow up (chess-like games,
+arithmetic over large ranges). So a START gives the propnet a budget, a share
+of the start clock (`propnet_budget`): grounding and building stop when it
+runs out (Prolog time limits, caps on atoms and instances, deadline checks in
+the builder), and the game then goes to the Prolog engine, which needs no
+grounding. Either way play goes on; the choice and its reason are logged and
+returned.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from .gdl.validate import ValidatedGame
 from .reasoner.statemachine import StateMachine
@@ -17,7 +27,37 @@ log = logging.getLogger(__name__)
 
 EngineFactory = Callable[..., StateMachine]
 
+#: Share of the start clock the propnet may take, at least MIN_BUDGET_S and at
+#: most MAX_BUDGET_S seconds: the rest of START (the search's set-up, the
+#: reply's trip) needs the other half, and a build that takes a minute would
+#: not pay for itself in a match.
+PROPNET_SHARE = 0.5
+MIN_BUDGET_S = 1.0
+MAX_BUDGET_S = 60.0
+
 _PROLOG_OPTIONS = ("query_time_limit", "load_time_limit")
+
+
+def propnet_budget(start_clock: float, cap: float = MAX_BUDGET_S) -> float:
+    """Seconds the propnet may take out of a START clock of `start_clock` seconds.
+
+    >>> propnet_budget(10.0), propnet_budget(1.0), propnet_budget(600.0)
+    (5.0, 1.0, 60.0)
+    """
+    return min(cap, max(MIN_BUDGET_S, PROPNET_SHARE * start_clock))
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine chosen for a game, why, and what trying the propnet cost."""
+
+    engine: str
+    reason: str
+    build_s: float
+
+
+# The engines are imported when first asked for: a command that plays no game
+# (`ggp-agent ping`, a container's health check) must not load numba or Prolog.
 
 
 def _prolog(game: ValidatedGame, **options) -> StateMachine:
@@ -33,8 +73,6 @@ def _propnet(game: ValidatedGame, **options) -> StateMachine:
 
 
 def _auto(game: ValidatedGame, time_limit: float = 10.0, **options) -> StateMachine:
-    from .engine_choice import choose_state_machine
-
     return choose_state_machine(game, time_limit, **options)[0]
 
 
@@ -47,11 +85,61 @@ CHOOSERS = frozenset({"auto"})
 def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:
     """A state machine for `game` from the engine called `engine`.
 
-    `options` go to the engine (e.g. `query_time_limit` for Prolog); an engine
-    ignores the ones it does not know.
+    `options` go to the engine (e.g. `query_time_limit` for Prolog, `time_limit`
+    for the propnet's build or `auto`'s budget); an engine ignores the ones it
+    does not know.
     """
     try:
         factory = ENGINES[engine]
     except KeyError:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(sorted(ENGINES))}") from None
     return factory(game, **options)
+
+
+def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tuple[StateMachine, EngineChoice]:
+    """The propnet if it builds within `budget_s` seconds, else the Prolog engine.
+
+    `options` go to both engines (each ignores those it does not know).
+    """
+    from .propnet.machine import PropnetUnavailable
+
+    started = time.perf_counter()
+    if budget_s > 0:
+        try:
+            machine = _propnet(game, time_limit=budget_s, **options)
+        except PropnetUnavailable as error:
+            reason = f"propnet unavailable after {error.seconds:.2f} s: {error.reason}"
+        else:
+            refusal = _unplayable_on_propnet(machine)
+            if refusal is None:
+                choice = EngineChoice(
+                    "propnet",
+                    f"propnet built in {machine.build_s:.2f} s ({machine.stats['gates']} gates, "
+                    f"{machine.stats['propositions']} propositions)",
+                    machine.build_s,
+                )
+                log.info("engine: %s", choice.reason)
+                return machine, choice
+            machine.close()
+            reason = refusal
+    else:
+        reason = "no time for a propnet"
+    spent = time.perf_counter() - started
+    machine = _prolog(game, **options)
+    choice = EngineChoice("prolog", reason, spent)
+    log.info("engine: prolog (%s)", reason)
+    return machine, choice
+
+
+def _unplayable_on_propnet(machine: StateMachine) -> Optional[str]:
+    """Why a built propnet still cannot play the game, or None.
+
+    A role without a legal move in a non-terminal initial state makes the
+    manager send `nil` for it: the propnet has no input for `nil`, while the
+    Prolog engine applies it as a move that matches no `does` rule.
+    """
+    state = machine.initial_state()
+    if machine.is_terminal(state):
+        return None
+    stuck = [name for role, name in enumerate(machine.roles) if not machine.legal_moves(state, role)]
+    return f"{', '.join(map(str, stuck))} has no legal move in the initial state" if stuck else None

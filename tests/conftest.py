@@ -1,36 +1,11 @@
-"""Shared fixtures: where the project's games and the external test data live.
+"""Fixtures every test directory may use: the engine contract's fixture and the kernels' warm-up.
 
-`../shared` (real GDL games, oracle traces, protocol captures) exists on the
-developers' machines and in CI, not in a user's clone: tests that need it skip.
+Paths and shared helpers live in `helpers.py`.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
-
-REPOSITORY = Path(__file__).resolve().parents[1]
-GAMES = REPOSITORY / "gdl_games"
-#: ../shared next to the repository; GGP_SHARED points elsewhere (a git worktree
-#: lives in another folder than the clone it belongs to).
-SHARED = Path(os.environ.get("GGP_SHARED", REPOSITORY.parent / "shared"))
-CORPUS = SHARED / "gdl-corpus"
-
-
-def shared_path(*parts: str) -> Path:
-    """A path under ../shared, or a skip when that folder is absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared holds external test data)")
-    return path
-
-
-def corpus_games() -> list[str]:
-    """Names of the corpus games (empty when ../shared is absent)."""
-    folder = CORPUS / "games"
-    return sorted(p.stem for p in folder.glob("*.kif")) if folder.exists() else []
 
 
 def engine_names() -> list[str]:
@@ -63,16 +38,19 @@ def machine_for(engine):
         machine.close()
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="session")
 def compiled_kernels():
-    """Every numba kernel compiled (or loaded from numba's disk cache) before the
-    first test, as `ggp-agent serve` does before its first START.
+    """Every numba kernel compiled (or loaded from numba's disk cache), as
+    `ggp-agent serve` does before its first START.
 
-    On a fresh checkout (CI) the first compile takes a minute or two; inside a
-    test it would run in some search's worker thread mid-match and hold numba's
-    compiler lock, so the player's own engine calls would wait for it and miss
-    the clock. Agents started as separate processes load the cache this fills.
+    Directories whose tests play matches with agents use it for every test
+    (their conftest.py): on a fresh checkout (CI) the first compile takes a
+    minute or two, and inside a test it would run in some search's worker
+    thread mid-match and hold numba's compiler lock, so the player's own
+    engine calls would wait for it and miss the clock. Agents started as
+    separate processes load the cache this fills. Tests of the front end,
+    the protocol or the timing rules need no kernels and do not wait for them.
     """
-    from ggp_agent.warmup import warm_up
+    from ggp_agent.search.warmup import warm_up
 
     warm_up()

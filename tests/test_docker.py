@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .ggp_helpers import REPO, TICTACTOE
+from .helpers import REPO, TICTACTOE
 
 DOCKERFILE = REPO / "docker" / "Dockerfile"
 COMPOSE = REPO / "docker" / "compose.yaml"

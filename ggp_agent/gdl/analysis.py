@@ -90,36 +90,47 @@ def build_dependency_graph(rules: tuple[Rule, ...]) -> DependencyGraph:
     return graph
 
 
-def _strongly_connected_components(graph: DependencyGraph) -> None:
-    """Tarjan's algorithm, iterative (games can have long dependency chains)."""
-    index: dict[RelationKey, int] = {}
-    low: dict[RelationKey, int] = {}
-    on_stack: set[RelationKey] = set()
-    stack: list[RelationKey] = []
+def strongly_connected_components(nodes, successors) -> list[list]:
+    """Tarjan's algorithm, iterative (games can have long dependency chains).
+
+    `nodes` in the order roots are tried, `successors(node)` a node's edges in
+    the order they are followed. Components come out dependencies first (a
+    component after every component it has an edge to), each sorted.
+
+    >>> strongly_connected_components("abc", {"a": "b", "b": "a", "c": "a"}.get)
+    [['a', 'b'], ['c']]
+    """
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    components: list[list] = []
     counter = 0
-    component_id = 0
-    recursive: set[RelationKey] = set()
-    successors = {r: list(graph.depends_on.get(r, {})) for r in graph.relations}
-    for root in sorted(graph.relations):
+    for root in nodes:
         if root in index:
             continue
-        work = [(root, 0)]
+        work = [(root, iter(successors(root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
         while work:
-            node, child_pos = work.pop()
-            if child_pos == 0:
-                index[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack.add(node)
-            children = successors[node]
-            if child_pos < len(children):
-                work.append((node, child_pos + 1))
-                child = children[child_pos]
+            node, children = work[-1]
+            advanced = False
+            for child in children:
                 if child not in index:
-                    work.append((child, 0))
-                elif child in on_stack:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors(child))))
+                    advanced = True
+                    break
+                if child in on_stack:
                     low[node] = min(low[node], index[child])
+            if advanced:
                 continue
+            work.pop()
             if work:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
@@ -129,13 +140,23 @@ def _strongly_connected_components(graph: DependencyGraph) -> None:
                     member = stack.pop()
                     on_stack.discard(member)
                     members.append(member)
-                    graph.component[member] = component_id
                     if member == node:
                         break
-                graph.members[component_id] = frozenset(members)
-                if len(members) > 1 or node in graph.depends_on.get(node, {}):
-                    recursive.update(members)
-                component_id += 1
+                components.append(sorted(members))
+    return components
+
+
+def _strongly_connected_components(graph: DependencyGraph) -> None:
+    """The graph's components, and which relations are recursive (on a cycle)."""
+    successors = {r: list(graph.depends_on.get(r, {})) for r in graph.relations}
+    recursive: set[RelationKey] = set()
+    components = strongly_connected_components(sorted(graph.relations), successors.__getitem__)
+    for component_id, members in enumerate(components):
+        for member in members:
+            graph.component[member] = component_id
+        graph.members[component_id] = frozenset(members)
+        if len(members) > 1 or members[0] in graph.depends_on.get(members[0], {}):
+            recursive.update(members)
     graph.recursive = frozenset(recursive)
 
 

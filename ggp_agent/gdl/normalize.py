@@ -69,11 +69,6 @@ def _contains_or(literal: Literal) -> bool:
     return isinstance(literal, Or)
 
 
-def is_negative(literal: Literal) -> bool:
-    """True for `not` literals (the ones that need their variables bound first)."""
-    return isinstance(literal, Not)
-
-
 def is_positive_sentence(literal: Literal) -> bool:
     """True for a plain relation sentence (the literals that bind variables)."""
     return not isinstance(literal, (Not, Distinct, Or))

@@ -208,7 +208,7 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
 
 def new_work(net: Net) -> Work:
     """Scratch for the one-at-a-time kernels, evaluated for the initial state."""
-    from .kernels import init_work
+    from .state_kernels import init_work
 
     n = net.n_nodes
     n_scc = len(net.scc_lo)

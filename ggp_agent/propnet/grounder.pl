@@ -33,7 +33,6 @@
             ground_stats/3,
             ground_finish/5,
             ground_progress/1,
-            ground_slow_steps/1,
             ground_destroy/1
           ]).
 :- use_module(library(lists)).
@@ -68,26 +67,7 @@ where(Where) :-
 %   F before the next component starts.
 ground_answers(R, F, D, Components, MaxAnswers) :-
     forall(member(Component, Components),
-           timed(Component, component_answers(R, F, D, MaxAnswers, Component))).
-
-%   Steps that take more than 0.1 s of CPU are noted, for ground_slow_steps/1.
-timed(What, Goal) :-
-    statistics(cputime, T0),
-    call(Goal),
-    statistics(cputime, T1),
-    T is T1 - T0,
-    (   T > 0.1
-    ->  (   nb_current(ggp_ground_slow, Slow0) -> true ; Slow0 = [] ),
-        Seconds is round(T * 100) / 100,
-        nb_setval(ggp_ground_slow, [What-Seconds | Slow0])
-    ;   true
-    ).
-
-%!  ground_slow_steps(-Steps) is det.
-%   What-Seconds for the steps of the last grounding that took over 0.1 s.
-ground_slow_steps(Steps) :-
-    (   nb_current(ggp_ground_slow, Steps0) -> reverse(Steps0, Steps) ; Steps = [] ),
-    nb_setval(ggp_ground_slow, []).
+           component_answers(R, F, D, MaxAnswers, Component)).
 
 component_answers(R, F, _, MaxAnswers, plain(Relations)) :-
     forall(member(Name/Arity, Relations),
@@ -195,13 +175,12 @@ ground_finish(F, Dynamic, Wanted, limits(MaxInstances, NRules), Result) :-
     findall(Codes,
             ( between(1, NRules, Index),
               where(rule(Index)),
-              timed(rule(Index),
-                    findall(Code,
-                            ( F:'$inst'(Index, Head, Literals),
-                              instance_codes(Trie, Head, Literals, MaxInstances, InstanceCodes),
-                              member(Code, InstanceCodes)
-                            ),
-                            Codes))
+              findall(Code,
+                      ( F:'$inst'(Index, Head, Literals),
+                        instance_codes(Trie, Head, Literals, MaxInstances, InstanceCodes),
+                        member(Code, InstanceCodes)
+                      ),
+                      Codes)
             ),
             PerRule),
     append(PerRule, Flat),

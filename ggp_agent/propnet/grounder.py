@@ -40,16 +40,20 @@ from typing import Optional
 
 import numpy as np
 
-from ..gdl.analysis import sentence_of
+from ..gdl.analysis import sentence_of, strongly_connected_components
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Distinct, Not, Rule, Symbol, Term, Variable, relation_key
+from ..gdl.terms import Compound, Rule, Term, Variable, relation_key
 from ..gdl.validate import ValidatedGame
+from ..reasoner import prolog_terms as pt
 from ..reasoner import swipl
-from ..reasoner.compile import order_body, predicate_name
 from ..reasoner.prolog_query import call_predicate, consult_runtime
 from ..reasoner.prolog_thread import PrologThread
 from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
-from .rules import Estimates, Factoring, answer_plan, canonical, join_order, merge_alternatives, prepare_rules
+from .grounder_clauses import (
+    iterate, negative_inside, put_instance_clause, put_pattern, put_plain_clause, put_tagged_clause,
+    read_result, relation_indicator, relaxed_body,
+)
+from .rules import Estimates, Factoring, canonical, merge_alternatives, prepare_rules
 
 GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
 _MODULE = "ggp_grounder"
@@ -199,30 +203,9 @@ def _ensure_loaded() -> None:
             _loaded = True
 
 
-def _atom(name: str):
-    return lambda ref: swipl.api.put_atom(ref, swipl.atoms.atom(name))
-
-
-def _int(value: int):
-    return lambda ref: swipl.api.put_int64(ref, int(value))
-
-
-def _var(ref: int) -> None:
-    swipl.api.put_variable(ref)
-
-
-def _indicator(key: tuple[str, int]):
-    name, arity = key
-    return lambda ref: swipl.put_compound(ref, "/", [_atom(predicate_name(name)), _int(arity)])
-
-
 def _own(name: str, arity: int):
     """The indicator of one of the grounder's own predicates ('$inst', '$sn0', '$snd')."""
-    return lambda ref: swipl.put_compound(ref, "/", [_atom(name), _int(arity)])
-
-
-def _list(fills):
-    return lambda ref: swipl.put_list(ref, list(fills))
+    return pt.indicator(name, arity)
 
 
 def _state_rules(mode: str) -> list[Rule]:
@@ -269,14 +252,14 @@ def _run(job: _Job):
     dynamic = dynamic_relations(rules)
     components, component_of, recursive = _components(rules, relations, dynamic)
     r, f, d = job.relaxed_module, job.facts_module, job.delta_module
-    seminaive = {c for c in recursive if not _negative_inside(rules, components[c], dynamic)}
+    seminaive = {c for c in recursive if not negative_inside(rules, components[c], dynamic)}
     tabled = [key for key in relations if component_of[key] in recursive - seminaive]
-    indicators = [_indicator(k) for k in sorted(relations)]
-    _call(job, "ground_create", [_atom(r), _list(indicators + [_own("$sn0", 2), _own("$snd", 2)]),
-                                  _list(map(_indicator, tabled))], where="loading the rules")
-    _call(job, "ground_create", [_atom(f), _list(indicators + [_own("$inst", 3)]), _list([])],
+    indicators = [relation_indicator(k) for k in sorted(relations)]
+    _call(job, "ground_create", [pt.atom(r), pt.fill_list(indicators + [_own("$sn0", 2), _own("$snd", 2)]),
+                                  pt.fill_list(map(relation_indicator, tabled))], where="loading the rules")
+    _call(job, "ground_create", [pt.atom(f), pt.fill_list(indicators + [_own("$inst", 3)]), pt.fill_list([])],
           where="loading the rules")
-    _call(job, "ground_create", [_atom(d), _list(indicators), _list([])], where="loading the rules")
+    _call(job, "ground_create", [pt.atom(d), pt.fill_list(indicators), pt.fill_list([])], where="loading the rules")
 
     def is_static(key):
         return key not in dynamic
@@ -284,34 +267,34 @@ def _run(job: _Job):
     for rule in rules:
         head_key = relation_key(rule.head)
         component = component_of[head_key]
-        body = _relaxed_body(rule, dynamic)
+        body = relaxed_body(rule, dynamic)
         if component in seminaive:
             members = set(components[component])
             recursive_positions = [i for i, lit in enumerate(body)
                                    if is_positive_sentence(lit) and relation_key(lit) in members]
             if not recursive_positions:
                 _add_clause(job, r, lambda ref, rule=rule, body=body, c=component:
-                            _put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None, is_static))
+                            put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None, is_static))
             for position in recursive_positions:
                 moved = [body[position]] + body[:position] + body[position + 1:]
                 _add_clause(job, r, lambda ref, rule=rule, moved=moved, c=component:
-                            _put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d, is_static))
+                            put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d, is_static))
             continue
         local = component in recursive and (lambda key, c=component: component_of.get(key) == c)
         _add_clause(job, r, lambda ref, rule=rule, body=body, local=local:
-                    _put_plain_clause(ref, rule.head, body, f, local, is_static))
+                    put_plain_clause(ref, rule.head, body, f, local, is_static))
     descriptors = []
     for c, members in enumerate(components):
         kind = "seminaive" if c in seminaive else "plain"
-        members_fill = _list(map(_indicator, members))
+        members_fill = pt.fill_list(map(relation_indicator, members))
         if kind == "seminaive":
-            descriptors.append(lambda ref, c=c, m=members_fill: swipl.put_compound(ref, "seminaive", [_int(c), m]))
+            descriptors.append(lambda ref, c=c, m=members_fill: swipl.put_compound(ref, "seminaive", [pt.integer(c), m]))
         else:
             descriptors.append(lambda ref, m=members_fill: swipl.put_compound(ref, "plain", [m]))
     _call(job, "ground_reset_count", [])
-    _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(descriptors), _int(job.max_atoms)])
+    _call(job, "ground_answers", [pt.atom(r), pt.atom(f), pt.atom(d), pt.fill_list(descriptors), pt.integer(job.max_atoms)])
     if job.mode == "base":
-        problem = _call(job, "ground_base_problem", [_atom(f), _var], read=lambda refs: swipl.get_text(refs + 1))
+        problem = _call(job, "ground_base_problem", [pt.atom(f), pt.var], read=lambda refs: swipl.get_text(refs + 1))
         if problem is not False:
             return str(problem).replace("gdl:", "")
 
@@ -335,31 +318,31 @@ def _run(job: _Job):
         network_rules = [rule for rule in merged if relation_key(rule.head) not in aux_keys]
     if aux_rules:
         aux_keys = _dependency_order(aux_rules)
-        _call(job, "ground_create", [_atom(r), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
-        _call(job, "ground_create", [_atom(f), _list(map(_indicator, aux_keys)), _list([])], where="loading the rules")
+        _call(job, "ground_create", [pt.atom(r), pt.fill_list(map(relation_indicator, aux_keys)), pt.fill_list([])], where="loading the rules")
+        _call(job, "ground_create", [pt.atom(f), pt.fill_list(map(relation_indicator, aux_keys)), pt.fill_list([])], where="loading the rules")
         dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
         for rule in aux_rules:
-            _add_clause(job, r, lambda ref, rule=rule: _put_plain_clause(ref, rule.head, _relaxed_body(rule, dynamic), f,
+            _add_clause(job, r, lambda ref, rule=rule: put_plain_clause(ref, rule.head, relaxed_body(rule, dynamic), f,
                                                                          False, lambda key: key not in dynamic))
-        plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [_list([_indicator(k)])]) for k in aux_keys]
-        _call(job, "ground_answers", [_atom(r), _atom(f), _atom(d), _list(plain), _int(job.max_atoms)])
+        plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [pt.fill_list([relation_indicator(k)])]) for k in aux_keys]
+        _call(job, "ground_answers", [pt.atom(r), pt.atom(f), pt.atom(d), pt.fill_list(plain), pt.integer(job.max_atoms)])
         network_rules = aux_rules + network_rules
         relations.update(aux_keys)
     network_rules = [rule for rule in network_rules if relation_key(rule.head) in dynamic]
     job.where_rules = tuple(network_rules)
     for index, rule in enumerate(network_rules, start=1):
-        _add_clause(job, f, lambda ref, rule=rule, index=index: _put_instance_clause(ref, rule, index, dynamic, estimates))
+        _add_clause(job, f, lambda ref, rule=rule, index=index: put_instance_clause(ref, rule, index, dynamic, estimates))
 
     dynamic_order = sorted(key for key in relations if key in dynamic)
     wanted = [
-        (lambda ref, key=key: swipl.put_compound(ref, "-", [_indicator(key), _atom("state" if key in dynamic else "static")]))
+        (lambda ref, key=key: swipl.put_compound(ref, "-", [relation_indicator(key), pt.atom("state" if key in dynamic else "static")]))
         for key in WANTED
     ]
-    limits = lambda ref: swipl.put_compound(ref, "limits", [_int(job.max_instances), _int(len(network_rules))])
+    limits = lambda ref: swipl.put_compound(ref, "limits", [pt.integer(job.max_instances), pt.integer(len(network_rules))])
     n_atoms, n_instances, text, dynamic_atoms, static_atoms = _call(
         job, "ground_finish",
-        [_atom(f), _list(map(_indicator, dynamic_order)), _list(wanted), limits, _var],
-        read=lambda refs: _read_result(refs + 4, job.deadline),
+        [pt.atom(f), pt.fill_list(map(relation_indicator, dynamic_order)), pt.fill_list(wanted), limits, pt.var],
+        read=lambda refs: read_result(refs + 4, job.deadline, lambda where: GroundingError("time limit", where)),
     )
     instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
     return Grounding(
@@ -382,53 +365,11 @@ def _components(rules, relations, dynamic):
     edges: dict[tuple, set] = {key: set() for key in relations}
     for rule in rules:
         head = relation_key(rule.head)
-        for literal in _relaxed_body(rule, dynamic):
+        for literal in relaxed_body(rule, dynamic):
             sentence = sentence_of(literal)
             if sentence is not None:
                 edges[head].add(relation_key(sentence))
-    index: dict = {}
-    low: dict = {}
-    on_stack: set = set()
-    stack: list = []
-    components: list[list] = []
-    counter = 0
-    for root in sorted(relations):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges[child]))))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                members = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    members.append(member)
-                    if member == node:
-                        break
-                components.append(sorted(members))
+    components = strongly_connected_components(sorted(relations), lambda key: sorted(edges[key]))
     component_of = {key: i for i, members in enumerate(components) for key in members}
     recursive = {i for i, members in enumerate(components)
                  if len(members) > 1 or members[0] in edges[members[0]]}
@@ -472,36 +413,17 @@ def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[
                     patterns[key] = (literal, order)
     keys = list(patterns)
 
-    def put_pattern(ref, literal, order):
-        bindings: dict = {}
-        goal = swipl.api.new_term_ref()
-        _put_sentence(goal, literal, bindings)
-        swipl.put_compound(ref, "pattern", [
-            lambda r: swipl.api.put_term(r, goal),
-            lambda r: swipl.put_list(r, [lambda x, v=v: swipl.api.put_term(x, bindings[v]) for v in order]),
-        ])
-
     rows = _call(
         job, "ground_stats",
-        [_atom(facts_module), _list(lambda ref, p=patterns[k]: put_pattern(ref, *p) for k in keys), _var],
-        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in _iterate(refs + 2)],
+        [pt.atom(facts_module), pt.fill_list(lambda ref, p=patterns[k]: put_pattern(ref, *p) for k in keys), pt.var],
+        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in iterate(refs + 2)],
     )
     return dict(zip(keys, rows))
 
 
-def slow_steps() -> list[str]:
-    """The steps of the last grounding that took more than 0.1 s of CPU (for profiling)."""
-    def run():
-        _ensure_loaded()
-        return call_predicate(_MODULE, "ground_slow_steps", [_var],
-                              read=lambda refs: [swipl.get_text(item).replace("gdl:", "") for item in swipl.get_list(refs)])
-
-    return PrologThread.instance().call(run)
-
-
 def _progress(job: _Job) -> str:
     try:
-        where = call_predicate(_MODULE, "ground_progress", [_var], read=lambda refs: swipl.get_text(refs))
+        where = call_predicate(_MODULE, "ground_progress", [pt.var], read=lambda refs: swipl.get_text(refs))
     except ReasonerError:
         return "unknown"
     text = str(where)
@@ -517,81 +439,9 @@ def _destroy(job: _Job) -> None:
         return
     for module in (job.relaxed_module, job.facts_module, job.delta_module):
         try:
-            call_predicate(_MODULE, "ground_destroy", [_atom(module)])
+            call_predicate(_MODULE, "ground_destroy", [pt.atom(module)])
         except ReasonerError:  # pragma: no cover - best effort
             pass
-
-
-def _iterate(ref: int):
-    """The elements of a Prolog list, one term reference reused for each.
-
-    Reading a big answer must not leave a term reference per element on
-    Prolog's local stack: outside a query it cannot grow, and an overflow
-    there is fatal to the process. Each element is read inside its own
-    foreign frame, freed before the next.
-    """
-    api = swipl.api
-    tail = api.new_term_ref()
-    head = api.new_term_ref()
-    api.put_term(tail, ref)
-    while api.get_list(tail, head, tail):
-        frame = api.open_foreign_frame()
-        try:
-            yield head
-        finally:
-            api.discard_foreign_frame(frame)
-
-
-def _read_args(ref: int) -> tuple:
-    return tuple(swipl.get_term(a) for a in swipl.get_list(ref))
-
-
-def _read_result(ref: int, deadline: float):
-    api = swipl.api
-    args = api.new_term_refs(4)
-    for index in range(4):
-        api.get_arg(index + 1, ref, args + index)
-    n_atoms = swipl.get_int(args)
-    n_instances = swipl.get_int(args + 1)
-    text = swipl.get_text(args + 2)
-    dynamic_atoms: dict = {}
-    static_atoms: dict = {}
-    item_refs = api.new_term_refs(2)
-    for item in _iterate(args + 3):
-        kind = _functor_name(item)
-        api.get_arg(1, item, item_refs)
-        key = _indicator_key(item_refs)
-        api.get_arg(2, item, item_refs + 1)
-        found = []
-        pair_refs = api.new_term_refs(2)
-        for count, element in enumerate(_iterate(item_refs + 1)):
-            if count & 1023 == 1023 and time.perf_counter() > deadline:
-                raise GroundingError("time limit", f"reading the atoms of {key[0]}/{key[1]}")
-            if kind == "dyn":
-                api.get_arg(1, element, pair_refs)
-                api.get_arg(2, element, pair_refs + 1)
-                found.append((swipl.get_int(pair_refs), _read_args(pair_refs + 1)))
-            else:
-                found.append(_read_args(element))
-        (dynamic_atoms if kind == "dyn" else static_atoms)[key] = found
-    return n_atoms, n_instances, text, dynamic_atoms, static_atoms
-
-
-def _functor_name(ref: int) -> str:
-    name = swipl.atom_t()
-    arity = swipl.c_size_t()
-    swipl.api.get_name_arity(ref, swipl.byref(name), swipl.byref(arity))
-    return swipl.atoms.name(name.value)
-
-
-def _indicator_key(ref: int) -> tuple[str, int]:
-    api = swipl.api
-    name_ref = api.new_term_ref()
-    arity_ref = api.new_term_ref()
-    api.get_arg(1, ref, name_ref)
-    api.get_arg(2, ref, arity_ref)
-    name = swipl.get_text(name_ref)
-    return name[len(predicate_name("")):], swipl.get_int(arity_ref)
 
 
 def _add_clause(job: _Job, module: str, fill) -> None:
@@ -600,164 +450,8 @@ def _add_clause(job: _Job, module: str, fill) -> None:
     try:
         clause = api.new_term_ref()
         fill(clause)
-        _call(job, "ground_add_clause", [_atom(module), lambda ref: api.put_term(ref, clause)], where="loading the rules")
+        _call(job, "ground_add_clause", [pt.atom(module), lambda ref: api.put_term(ref, clause)], where="loading the rules")
     finally:
         api.discard_foreign_frame(frame)
 
 
-def _relaxed_body(rule: Rule, dynamic: frozenset) -> list:
-    """The rule's body for R: all of it when its head is static; without the
-    negations of state-dependent relations when not."""
-    relaxed = relation_key(rule.head) in dynamic
-    body = []
-    for literal in rule.body:
-        if relaxed and isinstance(literal, Not) and not isinstance(literal.literal, Distinct):
-            if relation_key(sentence_of(literal)) in dynamic:
-                continue
-        body.append(literal)
-    return body
-
-
-def _negative_inside(rules, members, dynamic) -> bool:
-    """Whether a rule of the component negates a relation of the component (as R keeps it)."""
-    members = set(members)
-    for rule in rules:
-        if relation_key(rule.head) in members:
-            for literal in _relaxed_body(rule, dynamic):
-                if isinstance(literal, Not) and not isinstance(literal.literal, Distinct):
-                    if relation_key(sentence_of(literal)) in members:
-                        return True
-    return False
-
-
-def _put_plain_clause(ref: int, head, body: list, facts_module: str, local, is_static) -> None:
-    """`Head :- Body` for R: goals read F's facts, except those on relations of
-    the head's own (tabled) component."""
-    def module(literal, first):
-        sentence = sentence_of(literal)
-        if sentence is None or (local and local(relation_key(sentence))):
-            return None
-        return facts_module
-
-    plan = _with_modules(answer_plan(head, body, is_static), module)
-    _put_plan_clause(ref, lambda head_ref, bindings: _put_sentence(head_ref, head, bindings), plan)
-
-
-def _put_tagged_clause(ref: int, tag: str, component: int, head, body: list, facts_module: str, delta_module,
-                       is_static) -> None:
-    """`Tag(Component, Head) :- Body` for a semi-naive component; with a delta
-    module, the body's first literal reads the previous round's new facts."""
-    def module(literal, first):
-        if sentence_of(literal) is None:
-            return None
-        return delta_module if first and delta_module is not None else facts_module
-
-    plan = _with_modules(answer_plan(head, body, is_static, keep_first=delta_module is not None), module)
-
-    def put_head(head_ref, bindings):
-        swipl.put_compound(head_ref, tag, [_int(component), lambda a: _put_sentence(a, head, bindings)])
-
-    _put_plan_clause(ref, put_head, plan)
-
-
-def _with_modules(plan: list, module) -> list:
-    result = []
-    for item in plan:
-        if item[0] == "once":
-            result.append(("once", _with_modules(item[1], module)))
-        else:
-            result.append(("goal", item[1], module(item[1], item[2])))
-    return result
-
-
-def _put_plan_clause(ref: int, put_head, plan: list) -> None:
-    api = swipl.api
-    bindings: dict = {}
-    head_ref = api.new_term_ref()
-    put_head(head_ref, bindings)
-    if not plan:
-        api.put_term(ref, head_ref)
-        return
-    body = api.new_term_ref()
-    _put_plan(body, plan, bindings)
-    swipl.put_rule(ref, head_ref, body)
-
-
-def _put_plan(ref: int, plan: list, bindings: dict) -> None:
-    """A conjunction of the plan's goals; ("once", items) becomes once(Conjunction)."""
-    api = swipl.api
-    goal_refs = []
-    for item in plan:
-        goal = api.new_term_ref()
-        if item[0] == "once":
-            inner = api.new_term_ref()
-            _put_plan(inner, item[1], bindings)
-            api.cons_functor_v(goal, swipl.atoms.functor("once", 1), inner)
-        else:
-            _put_goal(goal, item[1], bindings, item[2])
-        goal_refs.append(goal)
-    swipl.put_conjunction(ref, goal_refs)
-
-
-def _put_instance_clause(ref: int, rule: Rule, index: int, dynamic: frozenset, estimates) -> None:
-    """`'$inst'(Index, Head, Literals) :- Body` for F."""
-    goals = []
-    literals = []  # (negated, sentence)
-    ordered = join_order(list(rule.body), lambda key: key not in dynamic, estimates)
-    for literal in order_body(Rule(rule.head, tuple(ordered))):
-        sentence = sentence_of(literal)
-        if sentence is not None and relation_key(sentence) in dynamic:
-            if isinstance(literal, Not):
-                literals.append((True, sentence))
-                continue
-            literals.append((False, sentence))
-        goals.append(literal)
-
-    def head(head_ref, bindings):
-        def put_literals(list_ref):
-            swipl.put_list(list_ref, [
-                (lambda r, neg=neg, s=s: swipl.put_compound(r, "n" if neg else "p", [lambda a: _put_sentence(a, s, bindings)]))
-                for neg, s in literals
-            ])
-        swipl.put_compound(head_ref, "$inst", [_int(index), lambda a: _put_sentence(a, rule.head, bindings), put_literals])
-
-    _put_plan_clause(ref, head, [("goal", goal, None) for goal in goals])
-
-
-def _put_sentence(ref: int, sentence, bindings: dict) -> None:
-    api = swipl.api
-    name, arity = relation_key(sentence)
-    if arity == 0:
-        api.put_atom(ref, swipl.atoms.atom(predicate_name(name)))
-        return
-    args = api.new_term_refs(arity)
-    for offset, arg in enumerate(sentence.args):
-        swipl.put_term(args + offset, arg, bindings)
-    api.cons_functor_v(ref, swipl.atoms.functor(predicate_name(name), arity), args)
-
-
-def _put_call(ref: int, sentence, bindings: dict, module) -> None:
-    if module is None:
-        _put_sentence(ref, sentence, bindings)
-        return
-    inner = swipl.api.new_term_ref()
-    _put_sentence(inner, sentence, bindings)
-    swipl.put_compound(ref, ":", [_atom(module), lambda r: swipl.api.put_term(r, inner)])
-
-
-def _put_goal(ref: int, literal, bindings: dict, module) -> None:
-    api = swipl.api
-    if isinstance(literal, (Symbol, Compound)):
-        _put_call(ref, literal, bindings, module)
-        return
-    if isinstance(literal, Distinct) or (isinstance(literal, Not) and isinstance(literal.literal, Distinct)):
-        pair_of = literal if isinstance(literal, Distinct) else literal.literal
-        operator = "\\==" if isinstance(literal, Distinct) else "=="
-        pair = api.new_term_refs(2)
-        swipl.put_term(pair, pair_of.left, bindings)
-        swipl.put_term(pair + 1, pair_of.right, bindings)
-        api.cons_functor_v(ref, swipl.atoms.functor(operator, 2), pair)
-        return
-    inner = api.new_term_ref()
-    _put_call(inner, sentence_of(literal), bindings, module)
-    api.cons_functor_v(ref, swipl.atoms.functor("\\+", 1), inner)

@@ -1,7 +1,7 @@
 """`PropnetStateMachine`: the `StateMachine` protocol over a compiled propnet.
 
 The protocol's frozensets of terms are converted to state words at the
-boundary; everything else runs in the numba kernels (`kernels.py`). The
+boundary; everything else runs in the numba kernels (`state_kernels.py`). The
 search does not go through this class: it takes `net` (the arrays), makes its
 own `Work`/`Lanes` per thread (`arrays.new_work`, `arrays.new_lanes`) and calls
 the kernels, using `fluents` and `move_codes` to translate states and codes.
@@ -23,17 +23,18 @@ import numpy as np
 
 from ..gdl.terms import Term
 from ..gdl.validate import ValidatedGame
-from ..reasoner.statemachine import IllegalMoveError, ReasonerError, State
-from . import kernels
-from .arrays import Net, new_lanes, new_rng, new_work, pack
+from ..reasoner.statemachine import (
+    DEFAULT_MAX_PLAYOUT_STEPS, IllegalMoveError, Playout, ReasonerError, State, StateMachine, WarnOnce,
+    one_goal_value,
+)
+from . import state_kernels as kernels
+from .arrays import Net, new_rng, new_work, pack
+from .bench import bench_net
 from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, ground
 from .network import Network, build_network
 from .rules import prepare_rules
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MAX_PLAYOUT_STEPS = 1000
-
 
 class PropnetUnavailable(ReasonerError):
     """The propnet could not be built for this game within its bounds."""
@@ -44,7 +45,7 @@ class PropnetUnavailable(ReasonerError):
         super().__init__(f"no propnet after {seconds:.2f} s: {reason}")
 
 
-class PropnetStateMachine:
+class PropnetStateMachine(StateMachine):
     """The `StateMachine` protocol over a propnet (see `statemachine.py`)."""
 
     def __init__(
@@ -78,16 +79,17 @@ class PropnetStateMachine:
         self._roles = tuple(game.roles)
         self._work = work
         self._lock = threading.RLock()
-        self._goal_warnings: set[str] = set()
+        self._warn_goal = WarnOnce(log, "propnet")
         self._legal_buffer = np.zeros(max(1, net.n_codes), dtype=np.int32)
         self._goal_buffer = np.zeros(max(1, net.n_roles), dtype=np.int32)
         self._joint = np.zeros(max(1, net.n_roles), dtype=np.int32)
         self._loaded: Optional[State] = None
         self._initial = self.state_from_words(net.init_words)
         self.build_s = time.perf_counter() - started
-        self.grounding_notes = list(grounding.notes)
         self.stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode,
                           build_s=round(self.build_s, 3))
+        for note in grounding.notes:
+            log.info("propnet: %s", note)
         for warning in network.warnings:
             log.warning("propnet: %s", warning)
 
@@ -172,26 +174,16 @@ class PropnetStateMachine:
         values: list[list[int]] = [[] for _ in self._roles]
         for role, value in zip(net.goal_role[true].tolist(), net.goal_value[true].tolist()):
             values[role].append(value)
-        result = []
-        for role, found in zip(self._roles, values):
-            if not found:
-                self._warn_goal(f"role {role} has no goal value in a state; scored 0")
-                result.append(0)
-                continue
-            if len(found) > 1:
-                self._warn_goal(f"role {role} has several goal values {sorted(found)} in a state; the highest counts")
-            result.append(max(found))
-        return tuple(result)
+        return tuple(one_goal_value(role, found, self._warn_goal) for role, found in zip(self._roles, values))
 
     def close(self) -> None:
         """Nothing to free but memory, which the arrays give back when dropped."""
 
     # -- beyond the protocol ------------------------------------------------------------
 
-    def random_playout(
-        self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS, seed: Optional[int] = None
-    ) -> tuple[tuple[int, ...], int, bool]:
-        """(goal values at the end, joint moves played, whether the end is terminal)."""
+    def random_playout(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,
+                       seed: Optional[int] = None) -> Playout:
+        """The base class's random playout, in one kernel call."""
         rng = new_rng(seed if seed is not None else time.perf_counter_ns())
         codes = np.zeros((max(1, max_steps), self.net.n_roles), dtype=np.int32)
         with self._lock:
@@ -203,134 +195,15 @@ class PropnetStateMachine:
             kernels.goals(self.net, self._work, self._goal_buffer)
             goals = tuple(self._goal_buffer[: self.net.n_roles].tolist())
             final = bool(kernels.is_terminal(self.net, self._work))
-        return goals, steps, final
+        return Playout(goals, steps, final)
 
-    def bench(self, seconds: float, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS, strategies=("lanes", "propagate", "forward")) -> dict:
-        """Random playouts per second from the initial state, for each evaluation strategy.
-
-        The headline figures are those of the fastest strategy; `strategies`
-        holds each one's playouts per second. CPU time of this process.
-        """
-        results = {}
-        share = seconds / max(1, len(strategies))
-        for strategy in strategies:
-            results[strategy] = _bench_strategy(self.net, strategy, share, max_steps)
-        best = max(results, key=lambda s: results[s]["playouts_per_s"])
-        report = dict(results[best])
+    def bench(self, seconds: float, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS) -> dict:
+        """The base class's benchmark for each evaluation strategy (`bench.py`),
+        with the network's size."""
+        report = bench_net(self.net, seconds, max_steps)
         report.update(
-            strategy=best,
-            strategies={s: r["playouts_per_s"] for s, r in results.items()},
             propositions=self.net.n_fluents + self.net.n_codes,
             gates=self.net.n_nodes - self.net.first_gate,
             build_s=round(self.build_s, 3),
         )
         return report
-
-    def _warn_goal(self, message: str) -> None:
-        if message not in self._goal_warnings:
-            self._goal_warnings.add(message)
-            log.warning("propnet: %s", message)
-
-    def __enter__(self) -> "PropnetStateMachine":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-#: A tiny game that reaches every kernel: two roles, a forced move, a cycle
-#: (`link` is recursive over the state), a terminal state with goals.
-_WARM_UP_GAME = """
-(role a) (role b)
-(init (on 1)) (init (turn a))
-(succ 1 2) (succ 2 3)
-(<= (legal a (set ?x)) (true (turn a)) (succ ?x ?y))
-(<= (legal a wait) (true (turn b)))
-(<= (legal b wait) (role b))
-(<= (next (on ?y)) (does a (set ?y)))
-(<= (next (on ?x)) (true (on ?x)))
-(<= (next (turn b)) (true (turn a)))
-(<= (next (turn a)) (true (turn b)))
-(<= (link ?x) (true (on ?x)))
-(<= (link ?y) (link ?x) (succ ?x ?y) (true (on ?y)))
-(<= (link ?x) (link ?y) (succ ?x ?y) (true (on ?x)))
-(<= terminal (link 3))
-(<= (goal a 100) (link 3))
-(<= (goal a 0) (not (link 3)))
-(goal b 50)
-"""
-
-
-def warm_up() -> None:
-    """Load every kernel (from numba's disk cache; compiling it the first time
-    ever) by running a tiny game through all of them.
-
-    Call once when the process starts: after it, a START for any game runs on
-    compiled code (`tests/test_propnet_kernels.py` checks that).
-    """
-    from ..gdl import load_game
-
-    machine = PropnetStateMachine(load_game(_WARM_UP_GAME))
-    state = machine.initial_state()
-    for role in range(len(machine.roles)):
-        machine.legal_moves(state, role)
-    after = machine.next_state(state, [machine.legal_moves(state, 0)[0], machine.legal_moves(state, 1)[0]])
-    machine.is_terminal(after)
-    machine.goal_values(after)
-    machine.random_playout(state, max_steps=20, seed=1)
-    kernels.state_hash(machine._work)
-    goals = np.zeros(machine.net.n_roles, dtype=np.int32)
-    kernels.goals(machine.net, machine._work, goals)
-    machine.bench(0.0, max_steps=20)
-
-
-def _bench_strategy(net: Net, strategy: str, seconds: float, max_steps: int) -> dict:
-    rng = new_rng(12345)
-    codes = np.zeros((max_steps, max(1, net.n_roles)), dtype=np.int32)
-    if strategy == "propagate":
-        work = new_work(net)
-
-        def run(n):
-            return kernels.bench_propagate(net, work, rng, n, max_steps, codes)
-    elif strategy == "forward":
-        value = np.zeros(net.n_nodes, dtype=np.uint8)
-        scratch = np.zeros(net.n_fluents + net.n_codes + net.n_roles + 1, dtype=np.int32)
-        goals = np.zeros(max(1, net.n_roles), dtype=np.int32)
-
-        def run(n):
-            return kernels.bench_forward(net, value, scratch, rng, n, max_steps, codes, goals)
-    elif strategy == "lanes":
-        lanes = new_lanes(net)
-        batch = 1024
-        starts = np.tile(net.init_words, (batch, 1))
-        lane_codes = np.zeros((batch, max_steps, max(1, net.n_roles)), dtype=np.int32)
-        lengths = np.zeros(batch, dtype=np.int32)
-        lane_goals = np.zeros((batch, max(1, net.n_roles)), dtype=np.int32)
-
-        def run(n):
-            total = 0
-            for _ in range(max(1, n // batch)):
-                kernels.lane_playouts(net, lanes, starts, batch, rng, max_steps, lane_codes, lengths, lane_goals)
-                total += int(np.abs(lengths).sum())
-            return total
-    else:
-        raise ValueError(f"unknown strategy {strategy!r}")
-    run(1 if strategy != "lanes" else 1024)  # warm caches (the kernels are compiled already)
-    playouts = steps = 0
-    n = 1 if strategy != "lanes" else 1024
-    started = time.process_time()
-    elapsed = 0.0
-    while elapsed < seconds:
-        steps += run(n)
-        playouts += n if strategy != "lanes" else max(1, n // 1024) * 1024
-        elapsed = time.process_time() - started
-        if elapsed < seconds / 8:
-            n *= 2
-    elapsed = max(elapsed, 1e-9)
-    return {
-        "playouts": playouts,
-        "state_updates": int(steps),
-        "seconds": round(elapsed, 3),
-        "playouts_per_s": round(playouts / elapsed, 2),
-        "state_updates_per_s": round(steps / elapsed, 2),
-    }

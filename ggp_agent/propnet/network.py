@@ -21,9 +21,10 @@ Built from a `Grounding` in steps that each shrink it:
    and the gates split into those before the moves (no input proposition
    upstream: legal, terminal, goals) and those after.
 
-The graph work (steps 1 to 5) runs in `build_kernels.py` (generic numba
-kernels over integer arrays); this module keeps the meaning (which atom is
-which fluent, move, goal) and must not know about Prolog. It produces numpy
+The graph work (steps 1 to 5) runs in `graph_kernels.py` and
+`order_kernels.py` (generic numba kernels over integer arrays); this module
+keeps the meaning (which atom is which fluent, move, goal) and must not know
+about Prolog. It produces numpy
 arrays that `arrays.py` packs for the playout kernels.
 """
 
@@ -36,9 +37,10 @@ from typing import Optional
 import numpy as np
 
 from ..gdl.terms import Term
-from ..movecodes import MoveCodes
+from ..reasoner.movecodes import MoveCodes
 from ..reasoner.statemachine import ReasonerError
-from . import build_kernels
+from .graph_kernels import fold_constants, raw_graph, rebuild
+from .order_kernels import order_gates, renumber
 from .grounder import Grounding
 
 LEAF, AND, OR = 0, 1, 2
@@ -99,14 +101,10 @@ class Network:
     def base_node(self, fluent: int) -> int:
         return 1 + fluent
 
-    def input_node(self, code: int) -> int:
-        return 1 + len(self.fluents) + code
-
 
 class _Deadline:
     def __init__(self, deadline: Optional[float]) -> None:
         self.deadline = deadline
-        self.ticks = 0
 
     def check_now(self, where: str) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -157,7 +155,7 @@ def build_network(grounding: Grounding, deadline: Optional[float] = None) -> Net
         code = codes.get(role, args[1]) if role is not None else None
         atom_lit[atom] = 2 * (1 + n_fluents + code) if code is not None else FALSE
     clock.check_now("reading the instances")
-    kind, in_ptr, in_lit, or_node = build_kernels.raw_graph(grounding.instances, atom_lit, first_gate)
+    kind, in_ptr, in_lit, or_node = raw_graph(grounding.instances, atom_lit, first_gate)
     raw_gates = len(kind) - first_gate
 
     def atom_literal(encoded: int) -> int:
@@ -198,9 +196,9 @@ def build_network(grounding: Grounding, deadline: Optional[float] = None) -> Net
     # -- fold, rebuild, order --------------------------------------------------
     outputs = np.asarray(legal_lit + next_lit + [terminal_lit] + [lit for _, _, lit in goals], dtype=np.int64)
     clock.check_now("folding constants")
-    constant = build_kernels.fold_constants(kind, in_ptr, in_lit, first_gate)
+    constant = fold_constants(kind, in_ptr, in_lit, first_gate)
     clock.check_now("rebuilding gates")
-    mapped, new_kind, lo_of, hi_of, lits = build_kernels.rebuild(kind, in_ptr, in_lit, first_gate, constant, outputs)
+    mapped, new_kind, lo_of, hi_of, lits = rebuild(kind, in_ptr, in_lit, first_gate, constant, outputs)
 
     def resolved(lit: int) -> int:
         return int(mapped[lit >> 1]) ^ (lit & 1)
@@ -211,11 +209,11 @@ def build_network(grounding: Grounding, deadline: Optional[float] = None) -> Net
     goals = [(role, value, resolved(lit)) for role, value, lit in goals]
     outputs = np.asarray(legal_lit + next_lit + [terminal_lit] + [lit for _, _, lit in goals], dtype=np.int64)
     clock.check_now("ordering gates")
-    order, scc_old, post, bad = build_kernels.order_gates(
+    order, scc_old, post, bad = order_gates(
         len(new_kind), first_gate, outputs, lo_of, hi_of, lits, 1 + n_fluents)
     if bad:
         raise NetworkError("negation inside a recursive cycle of the ground rules (unstratified)")
-    kind, in_ptr, in_lit, scc, split, number = build_kernels.renumber(
+    kind, in_ptr, in_lit, scc, split, number = renumber(
         order, first_gate, new_kind, lo_of, hi_of, lits, scc_old, post)
     n_nodes = len(kind)
 

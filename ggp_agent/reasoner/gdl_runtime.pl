@@ -18,7 +18,6 @@
             set_state/2,
             initial_state/2,
             legal_moves/4,
-            all_legal_moves/3,
             next_state/4,
             is_terminal/2,
             bounded_playout/8,
@@ -119,16 +118,6 @@ initial_state(M, Fluents) :-
 %!  legal_moves(+Module, +Fluents, +Role, -Moves) is det.
 legal_moves(M, Fluents, Role, Moves) :-
     set_state(M, Fluents),
-    findall(Move, M:'gdl:legal'(Role, Move), Ms),
-    sort(Ms, Moves).
-
-%!  all_legal_moves(+Module, +Fluents, -MovesPerRole) is det.
-all_legal_moves(M, Fluents, MovesPerRole) :-
-    set_state(M, Fluents),
-    game_info(M, _, Roles),
-    maplist(current_legal(M), Roles, MovesPerRole).
-
-current_legal(M, Role, Moves) :-
     findall(Move, M:'gdl:legal'(Role, Move), Ms),
     sort(Ms, Moves).
 

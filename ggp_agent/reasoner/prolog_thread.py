@@ -42,13 +42,19 @@ TABLE_SPACE_MB = int(os.environ.get("GGP_PROLOG_TABLE_MB", "1024"))
 URGENT = 0
 NORMAL = 1
 
-_caller = threading.local()
+class _Caller(threading.local):
+    """The calling thread's urgency (NORMAL until `urgent_calls` says otherwise)."""
+
+    urgency = NORMAL
+
+
+_caller = _Caller()
 
 
 @contextlib.contextmanager
 def urgent_calls():
     """Prolog calls made by this thread in the block go ahead of waiting normal ones."""
-    previous = getattr(_caller, "urgency", NORMAL)
+    previous = _caller.urgency
     _caller.urgency = URGENT
     try:
         yield
@@ -87,7 +93,7 @@ class PrologThread:
         if threading.current_thread() is self._thread:
             return function(*args)
         future: Future = Future()
-        urgency = getattr(_caller, "urgency", NORMAL)
+        urgency = _caller.urgency
         self._jobs.put((urgency, next(self._arrivals), function, args, future))
         return future.result()
 
@@ -116,8 +122,3 @@ class PrologThread:
                 future.set_result(function(*args))
             except BaseException as error:  # noqa: BLE001 - handed to the caller
                 future.set_exception(error)
-
-
-def on_prolog_thread(function: Callable[..., T], *args: Any) -> T:
-    """Shorthand for `PrologThread.instance().call(function, *args)`."""
-    return PrologThread.instance().call(function, *args)

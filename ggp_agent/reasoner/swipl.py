@@ -84,7 +84,6 @@ class _Api:
         )
         self.get_arg = _bind("PL_get_arg_sz", c_int, [c_size_t, term_t, term_t])
         self.get_list = _bind("PL_get_list", c_int, [term_t, term_t, term_t])
-        self.get_nil = _bind("PL_get_nil", c_int, [term_t])
         self.get_nchars = _bind(
             "PL_get_nchars", c_int, [term_t, POINTER(c_size_t), POINTER(c_char_p), c_uint]
         )
@@ -92,11 +91,9 @@ class _Api:
         self.open_query = _bind("PL_open_query", qid_t, [module_t, c_int, predicate_t, term_t])
         self.next_solution = _bind("PL_next_solution", c_int, [qid_t])
         self.cut_query = _bind("PL_cut_query", c_int, [qid_t])
-        self.close_query = _bind("PL_close_query", c_int, [qid_t])
         self.exception = _bind("PL_exception", term_t, [qid_t])
         self.open_foreign_frame = _bind("PL_open_foreign_frame", fid_t, [])
         self.discard_foreign_frame = _bind("PL_discard_foreign_frame", None, [fid_t])
-        self.thread_self = _bind("PL_thread_self", c_int, [])
 
 
 api: Optional[_Api] = None
@@ -117,9 +114,12 @@ def initialize() -> _Api:
     # (not a Prolog thread here) and wraps sys.exit; neither is wanted: the
     # process's exit frees Prolog's memory anyway.
     atexit.unregister(pyswip_core.cleanupProlog)
-    hook = getattr(pyswip_core, "_hook", None)
-    if hook is not None and getattr(hook, "_orig_exit", None) is not None:
-        sys.exit = hook._orig_exit
+    try:  # pyswip's exit hook (not in every release)
+        original_exit = pyswip_core._hook._orig_exit
+    except AttributeError:
+        original_exit = None
+    if original_exit is not None:
+        sys.exit = original_exit
     api = _Api()
     return api
 

@@ -5,7 +5,7 @@ code), and a match must never run out of memory or pause to allocate. Every
 array here is allocated when the search starts, from a byte budget
 (`plan_capacity`), and never grows; when a pool is full the search stops
 growing (it keeps searching the tree it has) and the next root change collects
-what the new root cannot reach (`tree.collect_garbage`).
+what the new root cannot reach (`collect.collect_garbage`).
 
 Arrays are made with `np.zeros`/`np.empty`, so the operating system maps their
 pages only when the search first touches them: a large arena costs memory only
@@ -74,10 +74,9 @@ C_TRANSITIONS = 18   # entries in the transitions table
 C_TT = 19            # entries in the transposition table
 C_FREEZES = 20       # permutation tables frozen
 C_PROVEN = 21        # nodes proven
-C_DESCENT_NODE = 22  # during a descent: the node waiting for the caller
-C_BROKEN = 23        # rollouts that met a role without legal moves
-C_INTERRUPT = 24     # set by another thread: the running batch stops at its next iteration
-N_COUNTERS = 25
+C_BROKEN = 22        # rollouts that met a role without legal moves
+C_INTERRUPT = 23     # set by another thread: the running batch stops at its next iteration
+N_COUNTERS = 24
 
 
 class Arena(NamedTuple):
@@ -181,6 +180,14 @@ DEFAULT_MEMORY_CAP = 1 << 30
 #: Nodes a search adds per second, at most, on this kind of machine (sizes the
 #: arena from the clocks: no point holding room a match cannot fill).
 NODES_PER_SECOND_CEILING = 400_000
+#: Turns a match is expected to last (with the clocks, the thinking time a
+#: match can give, which bounds the nodes worth holding).
+EXPECTED_TURNS = 100
+
+
+def match_seconds(start_clock: float, play_clock: float) -> float:
+    """The thinking time a match can give: the start clock and the expected turns' play clocks."""
+    return start_clock + EXPECTED_TURNS * play_clock
 
 
 def plan_capacity(
@@ -204,8 +211,7 @@ def plan_capacity(
 
     `branching` is the number of edges a node is expected to hold (all roles'
     legal moves at the root is a good guess); `seconds` the thinking time the
-    match can give (start clock plus play clock times the expected turns), which
-    bounds the nodes worth holding.
+    match can give (`match_seconds`), which bounds the nodes worth holding.
     """
     cap = DEFAULT_MEMORY_CAP if memory_cap is None else int(memory_cap)
     free = available_memory()
@@ -356,7 +362,7 @@ def new_arena(
 ) -> Arena:
     """An empty arena (no root yet). `code_role[c]` is the role of code c when the
     codes are known in advance (the propnet); otherwise codes are registered as
-    they are met (`tree.register_code`)."""
+    they are met (`table.register_code`)."""
     r = max(1, n_roles)
     lo, kind, param, weight = goal_planes(goal_values, r)
     layout = _layout(capacity, r, n_words, len(kind))

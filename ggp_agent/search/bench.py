@@ -23,7 +23,7 @@ from typing import Optional, Sequence
 
 from ..reasoner.statemachine import StateMachine
 from .arena import C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_NODES, C_ROLLOUT_STEPS, C_ROLLOUTS
-from .driver import make_tree_search
+from .tree_search import make_tree_search
 
 
 @dataclass

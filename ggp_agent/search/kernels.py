@@ -1,37 +1,37 @@
 """The fused batch kernel: many search iterations over a propnet in one numba call.
 
 Why fused: the hot loop (select, expand, playout, backup) must not come back
-to Python between iterations (DESIGN.md). This kernel drives the engine-free
-tree logic of `tree.py` with the propnet kernels (`propnet.kernels`): it loads
+to Python between iterations. This kernel drives the engine-free
+tree logic of `tree.py` with the propnet kernels (`propnet/state_kernels.py`): it loads
 a node's stored state only where the tree needs the engine (to expand a node,
 to compute a new child), plays random playouts by change propagation, and
 backs them up. It runs with the GIL released, so the driver's worker thread
 calls it in batches while the server keeps answering.
 
-`propnet_root` finds or adds the node of a state for `driver.py` (a new root,
+`propnet_root` finds or adds the node of a state for `tree_search.py` (a new root,
 or the state the match moved to) with the same hashing as the kernel.
 
 The current state is read as `work.state` rather than through
-`propnet.kernels.current_state`: numba compiles a callee with its caller's
+`state_kernels.current_state`: numba compiles a callee with its caller's
 flags, and a function that returns an array it was not given cannot be
-compiled without reference counting (`jit.py`).
+compiled without reference counting (`propnet/jit.py`).
 """
 
 from __future__ import annotations
 
 
-from ..propnet.kernels import (
-    advance, goals, is_terminal, legal_codes, load_state, rand_below, random_playout, state_hash,
-)
 import numpy as np
-from numba import njit
 
+from ..propnet.bits import rand_below
+from ..propnet.jit import allocating_kernel, atomic_read, kernel
+from ..propnet.state_kernels import (
+    advance, goals, is_terminal, legal_codes, load_state, random_playout, state_hash,
+)
 from .arena import C_BROKEN, C_INTERRUPT, C_PATH
-from .jit import atomic_read, kernel
 from .params import P_CODES, P_MAX_ROLLOUT
+from .table import choosers, effect_code, new_node, set_terminal, tt_find, words_check
 from .tree import (
-    AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, choosers, descend,
-    effect_code, expand, new_node, root_done, set_terminal, tt_find, words_check,
+    AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done,
 )
 
 
@@ -105,7 +105,7 @@ def _effect_features(A, net, work, node):
 
 @kernel
 def _effect_playout(A, P, net, work, rng):
-    """`propnet.kernels.random_playout`, recording effect codes where one role
+    """`state_kernels.random_playout`, recording effect codes where one role
     chooses (move codes where several do, ~code where none)."""
     limit = min(int(P[P_MAX_ROLLOUT]), A.rollout.shape[0])
     steps = 0
@@ -181,7 +181,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
             for r in range(net.n_roles):
                 joint[r] = A.path_move[depth, r]
             advance(net, work, joint)
-            words = work.state  # the current state (propnet.kernels.current_state)
+            words = work.state  # the current state (state_kernels.current_state)
             child, is_new = attach_child(A, state_hash(work), words_check(words), words)
             if child >= 0 and is_new == 0:
                 continue
@@ -218,7 +218,7 @@ def propnet_root(A, net, work, state_words):
     return node
 
 
-@njit(cache=True, nogil=True)
+@allocating_kernel
 def move_dependent_fluents(net, mask):
     """Set bit i of `mask` (uint64 words) for every fluent whose next value
     depends on some move (an input proposition), by a pass over the gates in
@@ -244,11 +244,3 @@ def move_dependent_fluents(net, mask):
     for i in range(net.n_fluents):
         if depends[net.next_lit[i] >> 1] != 0:
             mask[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-
-
-@kernel
-def propnet_next_words(net, work, state_words, joint_codes, out):
-    """The state after a joint move (codes) from `state_words`, into out."""
-    load_state(net, work, state_words)
-    advance(net, work, joint_codes)
-    _copy(out, work.state)

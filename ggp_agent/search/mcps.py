@@ -1,8 +1,9 @@
 """Permutation statistics (MCPS): the playout window as per-code bitsets.
 
-The paper's third source of statistics (`../shared/seeds/000_*`, Algorithms 1-2):
-for a node s reached by the codes a0..ad, the playouts in the window that
-contain every ai, in any order, and for each code c those that also contain c.
+The MCPS paper's third source of statistics (Cazenave 2026, Algorithms 1-2;
+summarised in docs/search.md): for a node s reached by the codes a0..ad, the
+playouts in the window that contain every ai, in any order, and for each code c
+those that also contain c.
 
 - `record_playout` writes one playout into slot p = cursor mod W: bit p of
   `win_bits[c]` for each code c it contains (the tree path and the rollout,
@@ -25,7 +26,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from .arena import C_CODES, C_CURSOR, C_FREEZES, C_PERM
-from .jit import kernel
+from ..propnet.jit import kernel
 from .params import P_WINDOW
 
 ONE = np.uint64(1)

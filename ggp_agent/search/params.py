@@ -2,7 +2,7 @@
 
 Why a packed float64 array: the numba kernels take every setting as one array
 of a fixed type, so switching rules or constants never changes a kernel's
-signature and never triggers a compilation (DESIGN.md, performance rules).
+signature and never triggers a compilation (a game is data, never code).
 `SearchParams` is the readable side; `pack()` the kernels' side. The index
 constants (`P_RULE`, ...) are the only contract between the two.
 
@@ -21,8 +21,12 @@ RULE_UCT = 0
 RULE_GRAVE = 1
 RULE_MCPS = 2
 
-#: The rule names the CLI and `make_search` accept, and their kernel ids.
-RULES = {"uct": RULE_UCT, "grave": RULE_GRAVE, "mcps": RULE_MCPS}
+#: The tree search rules (`tree_search.py`) and their kernel ids; MCPS is the agent's default.
+RULES = {"mcps": RULE_MCPS, "grave": RULE_GRAVE, "uct": RULE_UCT}
+#: The flat rules (`flat.py`): Monte Carlo, and two that do not think.
+FLAT_RULES = ("mc", "random", "legal")
+#: Every rule name a player, the CLI and `registry.make_search` accept.
+SEARCH_RULES = tuple(RULES) + FLAT_RULES
 
 # Indexes into the packed array.
 P_RULE = 0
@@ -60,7 +64,7 @@ class SearchParams:
       always take a proven win).
     - `max_depth`: cap on the tree depth of one descent (cycles, long games).
     - `codes`: what AMAF and permutation statistics are keyed by. "moves": the
-      move codes (role, move), as DESIGN.md says. "effects": where one role
+      move codes (role, move). "effects": where one role
       chooses, the move's effect on the state (the fluents it changes, among
       those that depend on moves at all), so that "the disc that lands on c3"
       and "the capture on d4" are codes of their own: the paper chose codes so
@@ -115,7 +119,7 @@ class SearchParams:
                 raise ValueError(f"unknown search setting {key!r} (known: {', '.join(known)})")
             current = getattr(self, key)
             if isinstance(current, bool):
-                changes[key] = str(value).lower() in ("1", "true", "yes", "on")
+                changes[key] = value if isinstance(value, bool) else parse_flag(str(value))
             elif isinstance(current, int):
                 changes[key] = int(value)
             elif isinstance(current, float):
@@ -139,3 +143,21 @@ def checked_option(key: str, value: str) -> tuple[str, str]:
         raise ValueError(f"unknown search constant {key!r} (known: {', '.join(CONSTANTS)})")
     SearchParams().with_options({key: value})
     return key, value
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def parse_flag(text: str) -> bool:
+    """An on/off setting written as text (a player spec, an environment variable).
+
+    >>> parse_flag("yes"), parse_flag("0")
+    (True, False)
+    """
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError(f"{text!r} is not on or off (use one of {', '.join(_TRUE + _FALSE)})")

@@ -17,15 +17,19 @@ Prolog nodes). The rules live in `tree.py`/`select.py`; nothing here chooses.
 
 from __future__ import annotations
 
+import random
 import time
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
 from ..gdl.terms import Term
+from ..propnet.arrays import new_rng, new_work
+from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import State, StateMachine
 from . import kernels, tree
-from .arena import C_NODES, C_PATH, Arena
+from .table import new_node, register_code, set_terminal, tt_find
+from .arena import C_PATH, Arena
 
 _NO_WORDS = np.zeros(0, dtype=np.uint64)
 
@@ -40,9 +44,7 @@ class PropnetRunner:
     #: The search has its own `Work`: the player's engine calls never wait on it.
     shares_engine = False
 
-    def __init__(self, machine, seed: int) -> None:
-        from ..propnet.arrays import new_rng, new_work
-
+    def __init__(self, machine: PropnetStateMachine, seed: int) -> None:
         self.machine = machine
         self.net = machine.net
         self.work = new_work(self.net)
@@ -115,14 +117,10 @@ class MachineRunner:
         self.machine = machine
         self.roles = len(machine.roles)
         self.rng = np.array([(seed * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF or 1], dtype=np.uint64)
-        from ..movecodes import MoveCodes
-
-        self.move_codes: MoveCodes = getattr(machine, "move_codes", None) or MoveCodes(self.roles)
+        self.move_codes = machine.move_codes
         self.states: list[Optional[State]] = []
         self.max_rollout = max_rollout
-        self._playout = getattr(machine, "random_playout_moves", None)
-        self._next_info = getattr(machine, "next_info", None)
-        self._py_rng = np.random.default_rng(seed)
+        self._py_rng = random.Random(seed)
         self.held = False
         self._steps = False
 
@@ -162,7 +160,7 @@ class MachineRunner:
         if code is None:
             code = self.move_codes.intern(role, move)
         if code < A.code_role.shape[0] and A.code_role[code] < 0:
-            tree.register_code(A, code, role)
+            register_code(A, code, role)
         return code
 
     def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
@@ -183,16 +181,16 @@ class MachineRunner:
 
     def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
         first, second = self._hashes(state)
-        node = int(tree.tt_find(A, first, second, _NO_WORDS))
+        node = int(tt_find(A, first, second, _NO_WORDS))
         if node >= 0:
             return node
-        node = int(tree.new_node(A, first, second, _NO_WORDS))
+        node = int(new_node(A, first, second, _NO_WORDS))
         if node < 0:
             return -1
         self._remember(node, state)
         if self.machine.is_terminal(state):
             A.goals[: self.roles] = self.machine.goal_values(state)
-            tree.set_terminal(A, node, A.goals)
+            set_terminal(A, node, A.goals)
         return node
 
     def after_collection(self, A: Arena, kept: int) -> None:
@@ -211,42 +209,33 @@ class MachineRunner:
             raise _Held()
 
     def _rollout(self, A: Arena, state: State) -> int:
-        """A random playout from `state` into A.rollout / A.goals; its length."""
+        """A random playout from `state` into A.rollout / A.goals; its length.
+
+        One engine call for the whole playout while that stays shorter than
+        SINGLE_CALL_LIMIT, else one call per step (checking `held` between them)."""
         self._check()
-        if self._playout is not None and not self._steps:
+        machine = self.machine
+        limit = min(self.max_rollout, A.rollout.shape[0])
+        if not self._steps:
             began = time.perf_counter()
-            goals, steps, _final, record = self._playout(state, self.max_rollout)
+            goals, _steps, _terminal, record = machine.random_playout_moves(state, limit,
+                                                                           seed=self._py_rng.randrange(2**31))
             if time.perf_counter() - began > self.SINGLE_CALL_LIMIT:
                 self._steps = True
-            for t, joint in enumerate(record[: A.rollout.shape[0]]):
-                for role, (move, choice) in enumerate(joint):
-                    code = self._code(A, role, move)
-                    A.rollout[t, role] = code if choice else ~code
-            A.goals[: self.roles] = goals
-            return min(steps, A.rollout.shape[0])
-        machine = self.machine
-        steps = 0
-        while steps < min(self.max_rollout, A.rollout.shape[0]) and not machine.is_terminal(state):
-            self._check()
-            joint = []
-            for role in range(self.roles):
-                moves = machine.legal_moves(state, role)
-                move = moves[int(self._py_rng.integers(len(moves)))]
+        else:
+            record = []
+            while len(record) < limit and not machine.is_terminal(state):
+                self._check()
+                joint = machine.random_joint_move(state, self._py_rng)
+                record.append(joint)
+                state = machine.next_state(state, [move for move, _ in joint])
+            goals = machine.goal_values(state)
+        for t, joint in enumerate(record):
+            for role, (move, choice) in enumerate(joint):
                 code = self._code(A, role, move)
-                A.rollout[steps, role] = code if len(moves) > 1 else ~code
-                joint.append(move)
-            state = machine.next_state(state, joint)
-            steps += 1
-        A.goals[: self.roles] = machine.goal_values(state)
-        return steps
-
-    def _next(self, state: State, joint: Sequence[Term]):
-        if self._next_info is not None:
-            return self._next_info(state, joint)
-        nxt = self.machine.next_state(state, joint)
-        if self.machine.is_terminal(nxt):
-            return nxt, True, self.machine.goal_values(nxt)
-        return nxt, False, None
+                A.rollout[t, role] = code if choice else ~code
+        A.goals[: self.roles] = goals
+        return len(record)
 
     def run(self, A: Arena, P: np.ndarray, n: int) -> int:
         done = 0
@@ -295,7 +284,7 @@ class MachineRunner:
             joint = []
             for role in range(self.roles):
                 joint.append(self.move_codes.move_of(int(A.path_move[depth, role])))
-            nxt, terminal, goals = self._next(state, joint)
+            nxt, terminal, goals = self.machine.next_info(state, joint)
             first, second = self._hashes(nxt)
             child, is_new = tree.attach_child(A, first, second, _NO_WORDS)
             if child >= 0 and not is_new:
@@ -308,11 +297,15 @@ class MachineRunner:
             if terminal:
                 A.goals[: self.roles] = goals
                 if child >= 0:
-                    tree.set_terminal(A, child, A.goals)
+                    set_terminal(A, child, A.goals)
             else:
                 n_rollout = self._rollout(A, nxt)
             break
         tree.backup(A, P, n_rollout, chosen_last, leaf_depth)
 
-    def nodes(self, A: Arena) -> int:
-        return int(A.counters[C_NODES])
+
+def make_runner(machine: StateMachine, seed: int, max_rollout: int):
+    """The fused propnet runner when the machine is a propnet, else the Python loop."""
+    if isinstance(machine, PropnetStateMachine):
+        return PropnetRunner(machine, seed)
+    return MachineRunner(machine, seed, max_rollout)

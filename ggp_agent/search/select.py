@@ -32,9 +32,9 @@ import math
 
 import numpy as np
 
-from ..propnet.kernels import rand_below
+from ..propnet.bits import rand_below
 from .arena import PROVEN
-from .jit import kernel
+from ..propnet.jit import kernel
 from .params import P_BIAS, P_C, P_RULE, RULE_GRAVE, RULE_UCT
 
 INFINITY = np.inf

@@ -1,29 +1,49 @@
-"""Warm the search kernels when the process starts, so that a START compiles nothing.
+"""The process's one warm-up: start Prolog and load every numba kernel before the first START.
 
-Numba compiles a kernel the first time it meets a new combination of argument
-types, and loads it from its disk cache the first time it meets a known one.
-Every game gives the kernels the same types (a game is data), so one small
-game played through every path once (both runners, every rule, a root move,
-a garbage collection) loads or compiles all of them; after that a new game's
-START finds them in memory. The first run on a fresh install compiles (about
-a minute on this machine); later runs only load the cache (a few seconds).
+Numba compiles a kernel the first time it meets a combination of argument
+types and caches the result on disk (`NUMBA_CACHE_DIR`, else `__pycache__`
+next to the sources); SWI-Prolog starts and loads our runtime the first time a
+game is compiled. Every game gives the kernels the same types (a game is data),
+so one tiny game played through every entry point once (both engines, the
+propnet's benchmark strategies, every search rule, a root move, a garbage
+collection) loads or compiles all of them: after that a new game's START
+finds them in memory. The Docker image runs this at build time, so the kernels
+are compiled into the image; `ggp-agent serve` and the tournament's players run
+it when they start. The first run on a fresh install compiles (a minute or two
+on a 2-core machine); later runs only load the cache (a few seconds).
 """
 
 from __future__ import annotations
 
+import enum
 import logging
+import os
 import threading
 import time
+from dataclasses import dataclass
+from typing import Callable
 
-from ..gdl import load_game
+from numba.core.registry import CPUDispatcher
+
+from ..engines import make_state_machine
+from ..gdl import ValidatedGame, load_game
+from ..propnet import bench, bits, graph_kernels, lane_kernels, order_kernels, state_kernels
+from ..propnet.jit import dispatchers
+from ..reasoner.statemachine import StateMachine
+from . import collect, kernels, mcps, root, select, solver, table, tree
+from .params import RULES
+from .tree_search import make_tree_search
+
+#: Every module that defines numba kernels: what the warm-up must load.
+KERNEL_MODULES = (bits, state_kernels, lane_kernels, bench, graph_kernels, order_kernels,
+                  table, select, mcps, solver, tree, root, collect, kernels)
 
 log = logging.getLogger(__name__)
 
-_warm = False
-_warm_lock = threading.Lock()
-
 #: Tic-tac-toe on a 2x2 board, two in a row wins: tiny, turn-taking, with noop,
-#: terminal states and three goal values, so every path of the search runs.
+#: terminal states and three goal values, so every path of the search runs;
+#: `touches` is recursive over the state, so the propnet has a cyclic
+#: component and Prolog a tabled relation.
 WARMUP_GAME = """
 (role x) (role o)
 (init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 2 1 b)) (init (cell 2 2 b))
@@ -40,6 +60,8 @@ WARMUP_GAME = """
 (<= (column ?n ?p) (true (cell 1 ?n ?p)) (true (cell 2 ?n ?p)))
 (<= (line ?p) (row ?m ?p) (distinct ?p b))
 (<= (line ?p) (column ?n ?p) (distinct ?p b))
+(<= (touches ?m ?p) (true (cell ?m 1 ?p)) (distinct ?p b))
+(<= (touches ?m ?p) (touches ?k ?p) (true (cell ?m ?k ?p)))
 (<= open (true (cell ?m ?n b)))
 (<= (goal x 100) (line x))
 (<= (goal x 50) (not (line x)) (not (line o)))
@@ -52,25 +74,35 @@ WARMUP_GAME = """
 (<= terminal (not open))
 """
 
+_warm = False
+_warm_lock = threading.Lock()
 
-def warm_up(rules=("uct", "grave", "mcps"), engines=("propnet", "prolog")) -> float:
-    """Run every search path once on a tiny game; returns the seconds it took."""
-    from ..engines import make_state_machine
-    from .driver import make_tree_search
 
-    began = time.perf_counter()
+class WarmUpStatus(enum.Enum):
+    OK = "ok"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class WarmUpStep:
+    """What one engine's part of the warm-up did."""
+
+    part: str
+    status: WarmUpStatus
+    seconds: float
+    detail: str = ""
+
+
+def warm_up() -> list[WarmUpStep]:
+    """Run the tiny game through each engine and every search rule; never raises
+    (a failed part is reported and logged, and the server still serves)."""
     game = load_game(WARMUP_GAME)
-    for engine in engines:
-        machine = make_state_machine(engine, game)
-        try:
-            for rule in rules:
-                _exercise(make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20,
-                                           options={"rho": 2, "amaf_alloc": 1}), machine)
-        finally:
-            machine.close()
-    seconds = time.perf_counter() - began
-    log.info("search kernels warm in %.1f s", seconds)
-    return seconds
+    steps = [_timed(engine, lambda engine=engine: _exercise_engine(engine, game)) for engine in ("prolog", "propnet")]
+    for step in steps:
+        level = logging.ERROR if step.status is WarmUpStatus.FAILED else logging.INFO
+        log.log(level, "warm-up %s: %s in %.2f s%s", step.part, step.status.value, step.seconds,
+                f" ({step.detail})" if step.detail else "")
+    return steps
 
 
 def ensure_warm() -> None:
@@ -82,7 +114,42 @@ def ensure_warm() -> None:
             _warm = True
 
 
-def _exercise(search, machine) -> None:
+def all_kernels() -> dict[str, CPUDispatcher]:
+    """Every numba kernel of the project, by qualified name."""
+    return dispatchers(*KERNEL_MODULES)
+
+
+def numba_cache_dir() -> str:
+    """Where numba keeps its compiled kernels (NUMBA_CACHE_DIR, else next to the sources)."""
+    return os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ folders next to the package's sources"
+
+
+def _timed(part: str, function: Callable[[], object]) -> WarmUpStep:
+    began = time.perf_counter()
+    try:
+        function()
+    except Exception as error:  # noqa: BLE001 - reported; the server still serves
+        return WarmUpStep(part, WarmUpStatus.FAILED, time.perf_counter() - began,
+                          f"{type(error).__name__}: {error}"[:300])
+    return WarmUpStep(part, WarmUpStatus.OK, time.perf_counter() - began)
+
+
+def _exercise_engine(engine: str, game: ValidatedGame) -> None:
+    """Every helper of the engine's state machine once, then every search rule over it."""
+    with make_state_machine(engine, game) as machine:
+        state = machine.initial_state()
+        machine.legal_codes(state, 0)
+        machine.next_info(state, [machine.legal_moves(state, 0)[0], machine.legal_moves(state, 1)[0]])
+        machine.random_playout(state, max_steps=20, seed=1)
+        machine.bounded_playout(state, 10, 0.05)
+        machine.bench(0.0, max_steps=20)
+        for rule in RULES:
+            _exercise_search(rule, machine)
+
+
+def _exercise_search(rule: str, machine: StateMachine) -> None:
+    """A whole game of the tiny game against itself, with root moves and collections."""
+    search = make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20, options={"rho": 2, "amaf_alloc": 1})
     state = machine.initial_state()
     search.prepare(state)
     roles = range(len(machine.roles))

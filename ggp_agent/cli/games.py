@@ -1,0 +1,186 @@
+"""Subcommands that look at a game: check, bench, replay, survey."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..engines import ENGINES, make_state_machine
+from ..reasoner.statemachine import ReasonerError
+from .errors import CommandError, read_game
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    check = commands.add_parser("check", help="parse, validate and play one random match of a game")
+    check.add_argument("game", type=Path)
+    check.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
+    check.add_argument("--seed", type=int, default=None)
+    check.set_defaults(run=run_check)
+
+    bench = commands.add_parser("bench", help="random playouts per second of an engine on a game")
+    bench.add_argument("game", type=Path)
+    bench.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
+    bench.add_argument("--seconds", type=float, default=5.0)
+    bench.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
+    bench.add_argument("--search", default=None, metavar="RULES",
+                       help="also the tree searches, e.g. uct,grave,mcps: iterations/s from the opening")
+    bench.add_argument("--repeats", type=int, default=3, help="searches per rule (--search)")
+    bench.add_argument("--budgets", default=None, metavar="SECONDS",
+                       help="with --search: self-play at these seconds per move, e.g. 0.25,1 "
+                            "(iterations/s, playout length, new-leaf depth per move, as the MCPS appendix)")
+    bench.add_argument("--games", type=int, default=2, help="self-play games per rule and budget")
+    bench.set_defaults(run=run_bench)
+
+    replay = commands.add_parser("replay", help="replay an oracle trace and compare every step")
+    replay.add_argument("game", type=Path)
+    replay.add_argument("trace", type=Path)
+    replay.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
+    replay.add_argument("--max-walks", type=int, default=None)
+    replay.add_argument("--time-limit", type=float, default=None, help="seconds per query (prolog engine)")
+    replay.set_defaults(run=run_replay)
+
+    survey = commands.add_parser("survey", help="which games get a propnet within a budget, and how fast")
+    survey.add_argument("games", nargs="*", type=Path, help="KIF files")
+    survey.add_argument("--corpus", type=Path, default=None, help="also every *.kif in this folder")
+    survey.add_argument("--budget", type=float, default=10.0, help="seconds per build (default 10)")
+    survey.add_argument("--json", type=Path, help="also write one JSON object per game here")
+    survey.add_argument("--all", action="store_true", help="list every game, not only those that fall back")
+    survey.set_defaults(run=run_survey)
+
+
+def run_check(args) -> int:
+    game = read_game(args.game, invalid_exit=1)
+    for warning in game.warnings:
+        print(f"warning: {warning}")
+    try:
+        with make_state_machine(args.engine, game) as machine:
+            print(f"roles: {' '.join(map(str, machine.roles))}")
+            state = machine.initial_state()
+            print(f"initial state: {len(state)} fluents")
+            for index, role in enumerate(machine.roles):
+                moves = machine.legal_moves(state, index)
+                shown = " ".join(map(str, moves[:8])) + (" ..." if len(moves) > 8 else "")
+                print(f"legal moves of {role}: {len(moves)}: {shown}")
+            if any(not machine.legal_moves(state, i) for i in range(len(machine.roles))) and not machine.is_terminal(state):
+                print("error: a role has no legal move in the initial state", file=sys.stderr)
+                return 1
+            goals, steps, terminal = machine.random_playout(state, seed=args.seed)
+            ending = "terminal" if terminal else "cut at the step limit"
+            print(f"random match: {steps} joint moves, {ending}, goals: {' '.join(map(str, goals))}")
+    except ReasonerError as error:
+        raise CommandError(f"{args.game}: {error}", 1) from None
+    return 0
+
+
+def run_bench(args) -> int:
+    game = read_game(args.game)
+    started = time.perf_counter()
+    with make_state_machine(args.engine, game) as machine:
+        build_s = time.perf_counter() - started
+        report = {"engine": args.engine, "game": args.game.stem, "build_s": round(build_s, 3)}
+        report.update(machine.bench(args.seconds))
+    print(f"{report['game']} on {report['engine']}: {report['playouts_per_s']:.1f} playouts/s, "
+          f"{report['state_updates_per_s']:.1f} state updates/s "
+          f"({report['playouts']} playouts in {report['seconds']:.2f} s, build {report['build_s']:.2f} s)")
+    if "gates" in report:
+        strategies = ", ".join(f"{name} {rate:.1f}/s" for name, rate in report["strategies"].items())
+        print(f"propnet: {report['propositions']} propositions, {report['gates']} gates; "
+              f"playouts by strategy: {strategies} (best: {report['strategy']})")
+    if args.search:
+        report["search"] = _bench_search(args, game)
+    if args.json:
+        print(json.dumps(report))
+    return 0
+
+
+def _bench_search(args, game) -> dict:
+    from ..search.bench import bench_opening, bench_selfplay
+    from ..search.params import RULES
+    from ..search.warmup import ensure_warm
+
+    rules = [rule.strip() for rule in args.search.split(",") if rule.strip()]
+    unknown = [rule for rule in rules if rule not in RULES]
+    if unknown:
+        raise SystemExit(f"error: unknown search rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
+    ensure_warm()
+    with make_state_machine(args.engine, game) as machine:
+        found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats)}
+        for row in found["opening"]:
+            print(f"  {row['rule']:>5} from the opening: {row['iterations_per_s']:.0f} iterations/s "
+                  f"(per search {', '.join(f'{r:.0f}' for r in row['rates'])}), playout {row['mean_playout']} "
+                  f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['max_nodes']} nodes")
+        if args.budgets:
+            found["selfplay"] = []
+            for budget in (float(b) for b in args.budgets.split(",")):
+                for row in bench_selfplay(machine, rules, budget, games=args.games):
+                    found["selfplay"].append(row)
+                    print(f"  {row['rule']:>5} self-play at {budget:g} s/move over {row['moves']} moves: "
+                          f"{row['iterations_per_s']:.0f} iterations/s, playout {row['mean_playout']} moves, "
+                          f"new leaves at depth {row['mean_leaf_depth']}")
+    return found
+
+
+def run_replay(args) -> int:
+    from ..reasoner.replay import replay
+
+    game = read_game(args.game)
+    options = {"query_time_limit": args.time_limit} if args.time_limit else {}
+    try:
+        machine = make_state_machine(args.engine, game, **options)
+    except ReasonerError as error:
+        raise CommandError(f"the {args.engine} engine failed on {args.game}: {error}") from None
+    with machine:
+        result = replay(machine, args.trace, args.max_walks)
+    for note in result.notes:
+        print(f"note: {note}")
+    summary = f"{result.steps_agreed} steps and {result.terminals_agreed} terminal states agree"
+    if result.failure:
+        print(f"{summary}; then the engine failed: {result.failure}")
+    elif result.difference:
+        print(f"{summary}; first difference:\n{result.difference}")
+    else:
+        print(f"all agree: {summary}")
+    return result.exit_code
+
+
+def run_survey(args) -> int:
+    from ..propnet.survey import survey_game
+    from ..search.warmup import ensure_warm
+
+    paths = list(args.games) + (sorted(args.corpus.glob("*.kif")) if args.corpus else [])
+    if not paths:
+        raise CommandError("name the games (KIF files) or a --corpus folder")
+    ensure_warm()  # the kernels loaded, so that no build pays for a compilation
+    rows = []
+    out = open(args.json, "w", encoding="utf-8") if args.json else None
+    try:
+        for path in paths:
+            row = survey_game(path, args.budget)
+            rows.append(row)
+            if out:
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+            print(f"{row['game']}: " + (f"built in {row['wall_s']} s ({row['cpu_s']} s CPU), {row['gates']} gates"
+                                        if row["built"] else f"falls back after {row['wall_s']} s: {row['reason']}"),
+                  file=sys.stderr, flush=True)
+            gc.collect()
+    finally:
+        if out:
+            out.close()
+    built = [r for r in rows if r["built"]]
+    print("| game | result | wall s | CPU s | size or reason |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        if row["built"] and not args.all:
+            continue
+        detail = (f"{row['propositions']} propositions, {row['gates']} gates" if row["built"]
+                  else row["reason"].replace("|", "/")[:160])
+        print(f"| {row['game']} | {'propnet' if row['built'] else 'Prolog'} | {row['wall_s']} | {row['cpu_s']} | {detail} |")
+    median = sorted(r["wall_s"] for r in built)[len(built) // 2] if built else 0
+    print(f"\n{len(built)} of {len(rows)} games ({100 * len(built) / len(rows):.0f}%) get a propnet within "
+          f"{args.budget:g} s; median build {median} s")
+    return 0

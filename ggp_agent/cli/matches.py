@@ -1,0 +1,97 @@
+"""Subcommands that referee matches: match (one, over HTTP) and tournament (many, in parallel)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+
+from ..engines import ENGINES
+from ..reasoner.statemachine import ReasonerError
+from .errors import CommandError, read_game
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    match = commands.add_parser("match", help="run one match over HTTP between GGP players")
+    match.add_argument("game", type=Path)
+    match.add_argument("--player", action="append", required=True, metavar="SPEC",
+                       help="HOST:PORT or an in-process player (agent, random, legal, "
+                            "agent:search=mc,time=0.5); once per role, in role order")
+    match.add_argument("--startclock", type=float, default=10.0)
+    match.add_argument("--playclock", type=float, default=2.0)
+    match.add_argument("--records", type=Path, default=Path("records"), help="directory for the record")
+    match.add_argument("--match-id", default=None)
+    match.add_argument("--seed", type=int, default=None, help="seed of the substitute moves")
+    match.add_argument("--engine", default="prolog", choices=sorted(ENGINES), help="the controller's reasoner")
+    match.add_argument("--json", action="store_true", help="print the record as JSON")
+    match.set_defaults(run=run_match)
+
+    tournament = commands.add_parser("tournament", help="many matches between players, in parallel")
+    tournament.add_argument("game", type=Path)
+    tournament.add_argument("--players", nargs="+", required=True, metavar="SPEC",
+                            help="HOST:PORT or in-process specs (agent:time=0.5, random, legal)")
+    tournament.add_argument("--games", type=int, default=20)
+    tournament.add_argument("--startclock", type=float, default=10.0)
+    tournament.add_argument("--playclock", type=float, default=2.0)
+    tournament.add_argument("--workers", type=int, default=None,
+                            help="worker processes (default: one per core; 1 when a player is HOST:PORT)")
+    tournament.add_argument("--cluster", default=None, metavar="ADDRESS",
+                            help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786")
+    tournament.add_argument("--out", type=Path, default=None, help="output directory")
+    tournament.add_argument("--seed", type=int, default=0)
+    tournament.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
+    tournament.add_argument("--no-progress", action="store_true")
+    tournament.set_defaults(run=run_tournament)
+
+
+def _seats(texts: list[str]) -> list:
+    """Every player spec read, or a CommandError naming the bad one."""
+    from ..referee.lineup import parse_player_spec
+
+    try:
+        return [parse_player_spec(text) for text in texts]
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
+def run_match(args) -> int:
+    from ..referee.controller import format_result
+    from ..referee.lineup import play_match
+
+    seats = _seats(args.player)
+    game = read_game(args.game)
+    if len(seats) != len(game.roles):
+        raise CommandError(f"{args.game.name} has {len(game.roles)} roles "
+                           f"({' '.join(map(str, game.roles))}); give one --player per role")
+    try:
+        record = asyncio.run(play_match(
+            game, seats, args.startclock, args.playclock, match_id=args.match_id,
+            game_name=args.game.stem, record_dir=args.records, seed=args.seed, engine=args.engine,
+        ))
+    except ReasonerError as error:
+        raise CommandError(f"the {args.engine} engine failed on {args.game}: {error}", 1) from None
+    if args.json:
+        print(json.dumps(record.to_json(), indent=1))
+    print(format_result(record))
+    return 0 if record.is_completed else 1
+
+
+def run_tournament(args) -> int:
+    from ..referee.tournament import ProgressBar, format_summary, run_tournament as run
+
+    _seats(args.players)
+    roles = len(read_game(args.game).roles)
+    if args.games < 1:
+        raise CommandError("--games must be at least 1")
+    if len(args.players) < 2 and roles > 1:
+        raise CommandError("a tournament needs at least two players")
+    out = args.out or Path("results") / f"tournament-{args.game.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    result = run(
+        args.game, args.players, args.games, args.startclock, args.playclock, out,
+        workers=args.workers, cluster=args.cluster, seed=args.seed, engine=args.engine,
+        progress=None if args.no_progress else ProgressBar(),
+    )
+    print(format_summary(result))
+    return 0 if not result.failures else 1

@@ -1,0 +1,187 @@
+"""Subcommands that run the agent: serve, warmup, ping.
+
+Every `serve` option also has an environment variable (`GGP_PORT`, `GGP_NAME`,
+...; see SERVE_ENVIRONMENT), so a container is configured without a command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from ..engines import ENGINES
+from ..player.config import PLAYER_KINDS
+from ..search.params import SEARCH_RULES, checked_option, parse_flag
+from .errors import CommandError
+
+#: `serve` options and the environment variables that give their defaults.
+SERVE_ENVIRONMENT = {
+    "host": "GGP_HOST", "port": "GGP_PORT", "name": "GGP_NAME", "player": "GGP_PLAYER",
+    "search": "GGP_SEARCH", "engine": "GGP_ENGINE", "max_matches": "GGP_MAX_MATCHES",
+    "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
+    "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
+    "ponder": "GGP_PONDER", "memory": "GGP_MEMORY", "search_options": "GGP_SEARCH_OPTIONS",
+}
+
+
+def _env(option: str, default):
+    """The default of a `serve` option: its environment variable when set."""
+    value = os.environ.get(SERVE_ENVIRONMENT[option], "")
+    return value if value != "" else default
+
+
+def _env_flag(option: str, default: bool) -> bool:
+    """An on/off `serve` option's default from its environment variable."""
+    value = _env(option, None)
+    if value is None:
+        return default
+    try:
+        return parse_flag(value)
+    except ValueError as error:
+        raise SystemExit(f"error: {SERVE_ENVIRONMENT[option]}: {error}") from None
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser(
+        "serve", help="serve the GGP protocol over HTTP",
+        description="Serve the GGP protocol over HTTP. Every option's default can be set "
+                    "by the environment variable named in its help.")
+    serve.add_argument("--host", default=_env("host", "127.0.0.1"),
+                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for a public match server) [GGP_HOST]")
+    serve.add_argument("--port", type=int, default=_env("port", 9147),
+                       help="port (default 9147; 0 picks a free one) [GGP_PORT]")
+    serve.add_argument("--name", default=_env("name", "ggp-agent"), help="the name INFO reports [GGP_NAME]")
+    serve.add_argument("--player", default=_env("player", "agent"), choices=sorted(PLAYER_KINDS),
+                       help="agent (searches), random or legal (ggp-base's baselines) [GGP_PLAYER]")
+    serve.add_argument("--search", default=_env("search", None), choices=SEARCH_RULES,
+                       help="search rule (overrides --player's; default mcps) [GGP_SEARCH]")
+    serve.add_argument("--search-option", dest="search_options", action="append", metavar="KEY=VALUE",
+                       default=[o for o in (_env("search_options", "") or "").split(",") if o],
+                       help="a constant of the tree searches, e.g. codes=effects or c=0.7; repeatable "
+                            "[GGP_SEARCH_OPTIONS, comma-separated]")
+    serve.add_argument("--no-ponder", dest="ponder", action="store_false", default=_env_flag("ponder", True),
+                       help="think only on our own turns [GGP_PONDER=0]")
+    serve.add_argument("--memory", type=float, default=_env("memory", None), metavar="MB",
+                       help="cap on one search's arena, MB (default: 1 GiB, at most a quarter of free memory) [GGP_MEMORY]")
+    serve.add_argument("--engine", default=_env("engine", "auto"), choices=sorted(ENGINES),
+                       help="the player's reasoner; auto: a propnet when the game grounds in time, else Prolog [GGP_ENGINE]")
+    serve.add_argument("--max-matches", type=int, default=_env("max_matches", 1),
+                       help="concurrent matches before START gets busy [GGP_MAX_MATCHES]")
+    serve.add_argument("--margin", type=float, default=_env("margin", 0.5),
+                       help="seconds kept back from every clock at least; grows with measured lateness [GGP_MARGIN]")
+    serve.add_argument("--think-time", type=float, default=_env("think_time", None),
+                       help="cap on thinking per move, seconds [GGP_THINK_TIME]")
+    serve.add_argument("--records", type=Path, default=_env("records", None),
+                       help="write the player's match records here [GGP_RECORDS]")
+    serve.add_argument("--max-body", type=int, default=_env("max_body", None),
+                       help="largest message in bytes (default 4 MiB) [GGP_MAX_BODY]")
+    serve.add_argument("--log-file", type=Path, default=_env("log_file", None),
+                       help="also log to this file, rotated at 10 MiB, 5 kept [GGP_LOG_FILE]")
+    serve.add_argument("--no-warmup", dest="warmup", action="store_false", default=_env_flag("warmup", True),
+                       help="do not load the numba kernels and Prolog at start-up [GGP_WARMUP=0]")
+    serve.set_defaults(run=run_serve)
+
+    warmup = commands.add_parser("warmup", help="load or compile every numba kernel and start Prolog, then exit")
+    warmup.set_defaults(run=run_warmup)
+
+    ping = commands.add_parser("ping", help="send (info) to a player and print its reply (a health check)")
+    ping.add_argument("address", nargs="?", default=f"127.0.0.1:{os.environ.get('GGP_PORT') or 9147}",
+                      help="HOST:PORT (default 127.0.0.1 and GGP_PORT, else 9147)")
+    ping.add_argument("--timeout", type=float, default=2.5, help="seconds to wait (Tiltyard waits 2.5)")
+    ping.set_defaults(run=run_ping)
+
+
+def _search_options(items: list[str]) -> tuple[tuple[str, str], ...]:
+    """`KEY=VALUE` items as the player's search options; ValueError names a bad one."""
+    options = []
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"search option {item!r}: expected KEY=VALUE")
+        options.append(checked_option(key, value))
+    return tuple(options)
+
+
+def run_serve(args) -> int:
+    from ..player.config import PlayerConfig
+    from ..player.player import Player
+    from ..search.warmup import warm_up
+    from ..server.app import DEFAULT_MAX_BODY, start_server
+
+    try:
+        search_options = _search_options(args.search_options)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    config = PlayerConfig(
+        name=args.name, search=args.search or PLAYER_KINDS[args.player], engine=args.engine,
+        search_options=search_options,
+        max_matches=args.max_matches, safety_margin=args.margin, think_time=args.think_time,
+        record_dir=args.records, ponder=args.ponder,
+        memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),
+    )
+
+    async def serve() -> None:
+        server = await start_server(Player(config), args.host, args.port, args.max_body or DEFAULT_MAX_BODY)
+        # The first line on stdout is the address, for scripts that asked for port 0.
+        print(f"serving {config.name} on http://{server.address}/", flush=True)
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        if args.warmup:  # INFO is answered meanwhile; a START waits for the kernels it needs anyway
+            # A daemon thread, not the loop's executor: a SIGTERM during a cold
+            # compile (a minute) must not wait for it to finish.
+            threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):  # docker stop, Ctrl-C: abort and record
+            loop.add_signal_handler(signal_number, stopping.set)
+        try:
+            await stopping.wait()
+        finally:
+            await server.stop()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    except OSError as error:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+    return 0
+
+
+def run_warmup(args) -> int:
+    from ..search.warmup import WarmUpStatus, numba_cache_dir, warm_up
+
+    steps = warm_up()
+    for step in steps:
+        detail = f": {step.detail}" if step.detail else ""
+        print(f"{step.part}: {step.status.value} ({step.seconds:.2f} s){detail}")
+    print(f"numba cache: {numba_cache_dir()}")
+    return 1 if any(step.status is WarmUpStatus.FAILED for step in steps) else 0
+
+
+def run_ping(args) -> int:
+    from ..player.protocol import ProtocolError, parse_info_reply
+
+    url = f"http://{args.address}/"
+    request = urllib.request.Request(url, data=b"(info)", headers={"Content-Type": "text/acl"})
+    try:
+        with urllib.request.urlopen(request, timeout=args.timeout) as response:
+            text = response.read(4096).decode("utf-8", errors="replace").strip()
+    except urllib.error.URLError as error:
+        print(f"error: no reply from {args.address}: {error.reason}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"error: no reply from {args.address}: {error}", file=sys.stderr)
+        return 1
+    print(text)
+    try:
+        fields = parse_info_reply(text)
+    except ProtocolError as error:
+        print(f"error: not an INFO reply: {error}", file=sys.stderr)
+        return 1
+    return 0 if fields.get("status") in ("available", "busy") else 1

@@ -1,0 +1,207 @@
+"""One match as the player sees it: where our engine is, what the search knows, what happened.
+
+A match's data falls into three parts that change for different reasons, each
+its own small record:
+
+- `Following`: our engine's view of the game (the state after the joint moves
+  applied so far, our legal moves there and a random fallback among them, the
+  joint moves reported but not applied yet, and why we lost track if we did);
+- `SearchLink`: the search and whether its root is our current state;
+- `History`: what goes in the record (joint moves, states, our turns).
+
+`Match` holds them with the protocol's side (the START message, the status,
+the timestamps). Nothing here does work: `player.py` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..gdl.terms import Term
+from ..reasoner.statemachine import State, StateMachine
+from ..search.interface import Search
+from .protocol import Start
+from .records import MatchRecord
+
+
+class MatchStatus(enum.Enum):
+    """Where a match is in its life."""
+
+    STARTING = "starting"
+    PLAYING = "playing"
+    STOPPED = "stopped"
+    ABORTED = "aborted"
+    ABANDONED = "abandoned"
+    FAILED = "failed"
+
+
+class ReplySource(enum.Enum):
+    """Where the move we sent came from."""
+
+    SEARCH = "search"
+    FORCED = "forced"  # our only legal move
+    FALLBACK = "fallback"  # the random legal move kept ready (no usable answer from the search)
+    STALE = "stale"  # our engine is behind the match: one of the last legal moves we know
+    NONE = "none"  # no legal move at all (a broken game): nil
+
+
+@dataclass
+class TurnLog:
+    """What the player did on one PLAY (for the record and the status page)."""
+
+    turn: int
+    move: str
+    source: ReplySource
+    time_used: float
+    margin_left: float
+    stats: dict
+
+    def to_json(self) -> dict:
+        return {
+            "turn": self.turn, "move": self.move, "source": self.source.value,
+            "timeUsed": round(self.time_used, 4), "marginLeft": round(self.margin_left, 4),
+            "stats": self.stats,
+        }
+
+
+@dataclass
+class Following:
+    """Our engine's view of the match."""
+
+    machine: StateMachine
+    role_index: int
+    roles: tuple[Term, ...]
+    state: State
+    legal_now: tuple[Term, ...]
+    fallback: Optional[Term]
+    #: joint moves reported but not applied yet, and the job applying them
+    pending: list[tuple[Term, ...]] = field(default_factory=list)
+    catching_up: Optional[asyncio.Future] = None
+    #: why our engine cannot follow the match any more, or None
+    lost: Optional[str] = None
+
+
+@dataclass
+class SearchLink:
+    """The search of a match, and what it has seen."""
+
+    search: Optional[Search] = None
+    #: the search's root is our current state
+    current: bool = False
+    #: the call into the search in flight (at most one)
+    call: Optional[asyncio.Future] = None
+    #: (joint move, state, our legal moves) the search has not been told yet
+    unseen: list = field(default_factory=list)
+
+
+@dataclass
+class History:
+    """What happened, for the record."""
+
+    joint_moves: list[tuple[Term, ...]] = field(default_factory=list)
+    states: list[str] = field(default_factory=list)
+    turns: list[TurnLog] = field(default_factory=list)
+
+
+@dataclass
+class UnsentReply:
+    """The last PLAY reply, until the server says when it went out."""
+
+    turn: TurnLog
+    #: when the reply was planned to leave (None: not a planned wait), and the clock's end
+    planned: Optional[float]
+    hard_limit: float
+
+
+@dataclass
+class Match:
+    """One match in progress."""
+
+    start: Start
+    received: float
+    status: MatchStatus = MatchStatus.STARTING
+    following: Optional[Following] = None
+    link: SearchLink = field(default_factory=SearchLink)
+    history: History = field(default_factory=History)
+    compile_seconds: Optional[float] = None
+    unsent: Optional[UnsentReply] = None
+    last_message_at: float = field(default_factory=time.monotonic)
+    started_wall: float = field(default_factory=time.time)
+    #: the START's compile job; PLAY waits for it
+    ready: Optional[asyncio.Future] = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def match_id(self) -> str:
+        return self.start.match_id
+
+    @property
+    def role_text(self) -> str:
+        return str(self.start.role)
+
+    @property
+    def roles(self) -> tuple[Term, ...]:
+        return self.following.roles if self.following else ()
+
+    def idle_limit(self, grace: float) -> float:
+        """Seconds without a message after which the match counts as abandoned."""
+        return 2 * max(self.start.start_clock, self.start.play_clock) + grace
+
+    def summary(self) -> dict:
+        """What the status page shows about this match."""
+        turns = self.history.turns
+        last = turns[-1] if turns else None
+        searched = next((t for t in reversed(turns) if t.source is ReplySource.SEARCH), None)
+        return {
+            "match_id": self.match_id,
+            "role": self.role_text,
+            "status": self.status.value,
+            "roles": [str(r) for r in self.roles],
+            "start_clock": self.start.start_clock,
+            "play_clock": self.start.play_clock,
+            "turn": len(self.history.joint_moves),
+            "moves": [[str(m) for m in joint] for joint in self.history.joint_moves],
+            "compile_seconds": self.compile_seconds,
+            "last_move": last.to_json() if last else None,
+            "last_search": searched.to_json() if searched else None,
+            "rules_hash": rules_hash(self.start),
+        }
+
+    def record(self, player_name: str, search_rule: str, goals: Optional[list[int]]) -> MatchRecord:
+        """The player's record of the match (its own view: its turns, its figures)."""
+        start = self.start
+        role_index = self.following.role_index if self.following else None
+        lost = self.following.lost if self.following else None
+        return MatchRecord(
+            match_id=self.match_id,
+            game_name="",
+            roles=[str(r) for r in self.roles],
+            start_clock=start.start_clock,
+            play_clock=start.play_clock,
+            players=[player_name if i == role_index else "" for i in range(len(self.roles))],
+            start_time=self.started_wall,
+            moves=[[str(m) for m in joint] for joint in self.history.joint_moves],
+            states=self.history.states,
+            goal_values=goals,
+            is_completed=self.status is MatchStatus.STOPPED and goals is not None,
+            is_aborted=self.status is not MatchStatus.STOPPED,
+            extra={
+                "role": self.role_text,
+                "rulesHash": rules_hash(start),
+                "compileSeconds": self.compile_seconds,
+                "turns": [t.to_json() for t in self.history.turns],
+                "searchRule": search_rule,
+                **({"engineLost": lost} if lost else {}),
+            },
+        )
+
+
+def rules_hash(start: Start) -> str:
+    """A short fingerprint of a START's rules (the game has no name in the protocol)."""
+    text = " ".join(map(str, start.rules))
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]

@@ -1,0 +1,321 @@
+"""PLAY: follow the match to its new state, let the search think until the deadline, answer.
+
+Time: a PLAY's deadline is the moment it arrived plus the play clock, less a
+safety margin (and capped by `think_time` when one is set). The margin starts
+at the configured one and grows with the lateness measured on earlier replies
+(`timing.AdaptiveMargin`). A legal move is ready before the search is asked
+anything: each turn the player computes our legal moves itself (its Prolog
+calls go ahead of the search's) and picks a random one as the fallback, so a
+search that crashes, hangs or proposes an illegal move still yields a legal
+reply on time. A forced move (one legal move) is answered at once.
+
+When our engine cannot follow the match in time (a slow step) or at all (a
+resource error), the reply is a move from the last legal moves we know, and
+the log says so; a slow step is caught up on the next PLAY.
+
+All work runs off the event loop: applying joint moves in the engine pool,
+calls into the search in the search pool (one at a time per match, under a
+timeout, so a search that hangs can neither hold the reply nor take more
+threads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import random
+import time
+from typing import Optional
+
+from ..gdl.terms import Term
+from ..reasoner.prolog_thread import urgent_calls
+from ..reasoner.statemachine import State, StateMachine
+from ..search.interface import Search
+from .config import PlayerConfig
+from .match import Following, Match, ReplySource, TurnLog, UnsentReply
+from .protocol import Play, ProtocolError
+from .records import state_text
+from .timing import AdaptiveMargin
+
+log = logging.getLogger(__name__)
+
+
+class SearchBusyError(Exception):
+    """A call into the search could not start: an earlier one has not returned."""
+
+
+class MatchError(ProtocolError):
+    """A well-formed message that does not fit the match it names (wrong number of
+    moves, a joint move our engine cannot apply)."""
+
+
+class StartFailedError(MatchError):
+    """The START's compile outlived the start clock, then failed: the match cannot be played."""
+
+
+class TurnTaker:
+    """Answers the PLAYs of every match of one player."""
+
+    def __init__(self, config: PlayerConfig, margins: AdaptiveMargin, rng: random.Random,
+                 engine_pool: concurrent.futures.Executor, search_pool: concurrent.futures.Executor) -> None:
+        self.config = config
+        self.margins = margins
+        self._rng = rng
+        self._engine_pool = engine_pool
+        self._search_pool = search_pool
+
+    async def play(self, match: Match, message: Play, received: float) -> str:
+        """The reply to a PLAY (the match's lock held by the caller)."""
+        start = match.start
+        hard_limit = received + start.play_clock
+        # `deadline` ends the thinking; `clock_deadline` is the last moment a
+        # reply is safe. Following the match (our engine's next state, the
+        # search's root change) may use all of the clock: a short think time
+        # must not turn a slow state update into a stale, illegal reply.
+        clock_deadline = hard_limit - self.margins.margin(start.play_clock)
+        deadline = clock_deadline
+        if self.config.think_time is not None:
+            deadline = min(deadline, received + self.config.think_time)
+        try:
+            await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, hard_limit - time.monotonic()))
+        except asyncio.TimeoutError:
+            log.error("PLAY match=%s: the game is still compiling at the play clock", match.match_id)
+            return "nil"
+        except Exception as error:
+            raise StartFailedError(f"match {match.match_id} could not start: {error}") from None
+        following = match.following
+        link = match.link
+        if message.moves is not None:
+            if len(message.moves) != len(following.roles):
+                raise MatchError(
+                    f"PLAY for match {match.match_id} has {len(message.moves)} moves, "
+                    f"the game has {len(following.roles)} roles"
+                )
+            if link.search is not None:  # the search leaves the engine to us until advance()
+                _quietly(link.search.hold)
+            following.pending.append(tuple(message.moves))
+            if not await self.catch_up(match, clock_deadline):
+                return self._stale_reply(match, received, hard_limit)
+            link.current = False
+            steps, link.unseen = link.unseen, []
+            try:
+                await self._call_search(match, _advance_search, match, steps,
+                                        timeout=max(0.0, clock_deadline - time.monotonic()))
+            except (asyncio.TimeoutError, SearchBusyError):
+                log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
+        planned = None
+        if len(following.legal_now) > 1 and link.current and link.search.thinks:
+            planned = deadline
+            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        move, source, stats = await self._choose(match, hard_limit)
+        reply_at = time.monotonic()
+        turn = TurnLog(len(match.history.joint_moves), str(move), source, reply_at - received,
+                       hard_limit - reply_at, stats)
+        match.history.turns.append(turn)
+        match.unsent = UnsentReply(turn, planned, hard_limit)
+        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s",
+                 match.match_id, match.role_text, turn.turn, turn.move, source.value, turn.time_used,
+                 turn.margin_left, stats.get("playouts", "-"))
+        return "nil" if move is None else str(move)
+
+    def reply_sent(self, match: Match, sent_at: float, delivered: bool) -> None:
+        """The server wrote our last PLAY reply at `sent_at` (or could not: `delivered`).
+
+        Feeds the adaptive margin with how late the reply went out, and puts the
+        real margin left in the turn's log.
+        """
+        unsent, match.unsent = match.unsent, None
+        if unsent is None:
+            return
+        turn = unsent.turn
+        clock = turn.time_used + turn.margin_left
+        turn.margin_left = unsent.hard_limit - sent_at
+        turn.time_used = clock - turn.margin_left
+        if not delivered:
+            turn.stats = {**turn.stats, "delivered": False}
+            log.error("PLAY match=%s turn=%d: the reply %s could not be sent: the manager closed the "
+                      "connection (it will substitute a move of its own)", match.match_id, turn.turn, turn.move)
+            return
+        if unsent.planned is not None:
+            self.margins.observe(unsent.planned, sent_at)
+
+    async def catch_up(self, match: Match, deadline: float) -> bool:
+        """Apply the reported joint moves our engine has not applied yet, until `deadline`.
+
+        True when our state is the match's current one. The work runs in the
+        engine pool; a job that outlives the deadline goes on, and the next
+        PLAY takes its result. An engine error means we lost track of the
+        match for good (`Following.lost`).
+        """
+        following = match.following
+        loop = asyncio.get_running_loop()
+        while following.lost is None and (following.pending or following.catching_up is not None):
+            if following.catching_up is None:
+                following.catching_up = loop.run_in_executor(
+                    self._engine_pool, follow, following.machine, following.state, following.role_index,
+                    list(following.pending))
+            job = following.catching_up
+            try:
+                results, error = await asyncio.wait_for(asyncio.shield(job),
+                                                        timeout=max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                log.error("PLAY match=%s: our engine is still computing the new state at the deadline",
+                          match.match_id)
+                return False
+            if following.catching_up is job:
+                following.catching_up = None
+                self.take_states(match, results)
+                if error is not None:
+                    self.lose_track(match, error)
+        return following.lost is None
+
+    def take_states(self, match: Match, results: list[tuple[tuple[Term, ...], State, tuple[Term, ...]]]) -> None:
+        """Record the states our engine computed (on the event loop)."""
+        following = match.following
+        for joint, state, legal in results:
+            following.pending.pop(0)
+            following.state, following.legal_now = state, legal
+            following.fallback = self._rng.choice(legal) if legal else None
+            match.history.joint_moves.append(joint)
+            match.history.states.append(state_text(state))
+            match.link.unseen.append((joint, state, legal))
+
+    @staticmethod
+    def lose_track(match: Match, error: BaseException) -> None:
+        """Our engine cannot compute the match's state: from now on the last legal moves we know play."""
+        match.following.lost = f"{type(error).__name__}: {error}"[:300]
+        log.error("match=%s: our engine cannot compute the state of turn %d (%s); "
+                  "the last legal moves we know will play from now on",
+                  match.match_id, len(match.history.joint_moves) + 1, match.following.lost)
+
+    def _stale_reply(self, match: Match, received: float, hard_limit: float) -> str:
+        """A reply when our state is behind the match: one of the last legal moves we know."""
+        following = match.following
+        move = self._rng.choice(following.legal_now) if following.legal_now else None
+        reply_at = time.monotonic()
+        turn = TurnLog(len(match.history.joint_moves) + len(following.pending), str(move), ReplySource.STALE,
+                       reply_at - received, hard_limit - reply_at,
+                       {"lost": following.lost} if following.lost else {})
+        match.history.turns.append(turn)
+        match.unsent = UnsentReply(turn, None, hard_limit)
+        log.warning("PLAY match=%s role=%s turn=%d move=%s source=stale (our state is %d joint move(s) behind) "
+                    "used=%.3fs margin_left=%.3fs", match.match_id, match.role_text, turn.turn, turn.move,
+                    len(following.pending), turn.time_used, turn.margin_left)
+        return "nil" if move is None else str(move)
+
+    async def _call_search(self, match: Match, function, *args, timeout: float):
+        """Run one call into the search in the search pool, under a timeout.
+
+        At most one such call per match is in flight: while a hung call holds
+        its thread, later ones fail at once (SearchBusyError) instead of taking
+        more threads, and the engine's own pool is never touched.
+        """
+        link = match.link
+        if link.call is not None and not link.call.done():
+            raise SearchBusyError(f"match {match.match_id}: the search is still busy with an earlier call")
+        future = asyncio.get_running_loop().run_in_executor(self._search_pool, function, *args)
+        link.call = future
+        return await asyncio.wait_for(asyncio.shield(future), timeout=timeout)
+
+    async def _choose(self, match: Match, hard_limit: float) -> tuple[Optional[Term], ReplySource, dict]:
+        """The move to send, where it came from, and the search's figures.
+
+        The search is asked in a pool thread under a short timeout, so a search
+        that hangs cannot hold the reply (or the event loop) past the clock.
+        """
+        following = match.following
+        legal = following.legal_now
+        if len(legal) == 1:
+            return legal[0], ReplySource.FORCED, {}
+        if not legal:
+            log.error("match=%s: our role has no legal move in a state that is not terminal (a broken game); "
+                      "replying nil", match.match_id)
+            return None, ReplySource.NONE, {}
+        if not match.link.current:
+            return following.fallback, ReplySource.FALLBACK, {}
+        patience = max(0.01, min(0.25, (hard_limit - time.monotonic()) / 2))
+        try:
+            move, stats = await self._call_search(match, _ask_search, match.link.search, timeout=patience)
+        except (asyncio.TimeoutError, SearchBusyError):
+            log.error("match=%s: the search did not name a move within %.2f s", match.match_id, patience)
+            return following.fallback, ReplySource.FALLBACK, {}
+        except Exception as error:
+            log.error("match=%s: the search failed to name a move (%s)", match.match_id, error)
+            return following.fallback, ReplySource.FALLBACK, {}
+        if move is None:
+            return following.fallback, ReplySource.FALLBACK, stats
+        if move not in legal:
+            log.error("match=%s: the search proposed %s, which is not legal", match.match_id, move)
+            return following.fallback, ReplySource.FALLBACK, stats
+        return move, ReplySource.SEARCH, stats
+
+
+def follow(machine: StateMachine, state: State, role: int, joint_moves: list[tuple[Term, ...]]):
+    """Apply joint moves from `state` (engine pool thread): per move (joint, state, our legal moves).
+
+    Returns (what was done, the error that stopped it or None). Its Prolog
+    calls go ahead of the search's, so the fallback never waits for a playout.
+    """
+    done = []
+    try:
+        with urgent_calls():
+            for joint in joint_moves:
+                state = machine.next_state(state, joint)
+                legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role))
+                done.append((joint, state, legal))
+    except Exception as error:  # noqa: BLE001 - the caller decides, the match goes on
+        return done, error
+    return done, None
+
+
+def new_following(machine: StateMachine, role_index: int, roles: tuple[Term, ...], rng: random.Random) -> Following:
+    """Our engine's view at the initial state (engine pool thread).
+
+    Raises MatchError when our role has no legal move there: no reply could
+    ever be legal, so the player declines the match.
+    """
+    state = machine.initial_state()
+    terminal = machine.is_terminal(state)
+    legal = () if terminal else tuple(machine.legal_moves(state, role_index))
+    if not terminal and not legal:
+        raise MatchError(f"role {roles[role_index]} has no legal move in the initial state (a broken game)")
+    return Following(machine, role_index, roles, state, legal, rng.choice(legal) if legal else None)
+
+
+def _advance_search(match: Match, steps: list) -> None:
+    """Move the search's root by each (joint move, state, our legal moves) in
+    turn (search pool thread); a failure leaves the fallback to play."""
+    link = match.link
+    if link.search is None:
+        return
+    try:
+        for joint_move, state, legal in steps:
+            link.search.advance(joint_move, state, legal_moves=legal)
+    except Exception as error:
+        log.error("match=%s: the search failed to advance (%s); the fallback move will play",
+                  match.match_id, error)
+        return
+    link.current = True
+
+
+def _quietly(function) -> None:
+    try:
+        function()
+    except Exception as error:
+        log.error("the search failed: %s", error)
+
+
+def _ask_search(search: Search) -> tuple[Optional[Term], dict]:
+    move = search.best_move()
+    return move, safe_stats(search)
+
+
+def safe_stats(search: Optional[Search]) -> dict:
+    """The search's figures, or what went wrong asking for them (never raises)."""
+    if search is None:
+        return {}
+    try:
+        return dict(search.stats())
+    except Exception as error:
+        return {"error": f"{type(error).__name__}: {error}"[:200]}

@@ -1,0 +1,355 @@
+"""The match lifecycle: START compiles and starts a search, PLAY answers in time
+(`play.py`), STOP and ABORT free the match.
+
+`Player.handle` takes a parsed message and returns the reply text. It runs on the
+event loop but never does long work there: compiling a game, applying a joint
+move and stopping a search go to a thread pool, and the search thinks in its own
+worker thread. While a PLAY waits for its deadline the loop is free, so INFO and
+the status page answer at once.
+
+START: the rules are validated and the engine built (`engines.make_state_machine`,
+the propnet within `engines.propnet_budget` of the start clock) in a pool thread;
+the reply is `ready` at the start clock's deadline even if that is not done (the
+first PLAY waits for it), and `busy` when the game cannot be played at all.
+
+This module knows nothing of HTTP; the server turns replies and errors into
+responses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import logging
+import random
+import time
+from typing import Callable, Optional
+
+from ..engines import make_state_machine, propnet_budget
+from ..gdl import Term, ValidatedGame, load_game
+from ..reasoner.statemachine import StateMachine
+from ..search.arena import match_seconds
+from ..search.interface import Search
+from ..search.registry import make_search
+from .config import PlayerConfig
+from .match import Match, MatchStatus
+from .play import MatchError, StartFailedError, TurnTaker, new_following, safe_stats
+from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, Play, Preview, ProtocolError, Start, Stop, \
+    info_reply, safe_name
+from .records import state_text, write_record
+from .timing import AdaptiveMargin
+
+log = logging.getLogger(__name__)
+
+EngineFactory = Callable[[ValidatedGame], StateMachine]
+SearchFactory = Callable[[StateMachine, int], Search]
+
+__all__ = ["MatchError", "Player", "PlayerConfig"]
+
+
+class Player:
+    """Plays the matches a game manager starts; one instance per server.
+
+    `engine_factory` and `search_factory` replace the configured engine and
+    search (tests put slow or broken ones in their place).
+    """
+
+    def __init__(
+        self,
+        config: PlayerConfig = PlayerConfig(),
+        engine_factory: Optional[EngineFactory] = None,
+        search_factory: Optional[SearchFactory] = None,
+    ):
+        self.config = config
+        self.name = safe_name(config.name)
+        self._engine_factory = engine_factory
+        self._search_factory = search_factory
+        self._rng = random.Random(config.seed)
+        self._matches: dict[str, Match] = {}
+        self._finished: collections.deque[dict] = collections.deque(maxlen=20)
+        self._cleanups: set[asyncio.Task] = set()
+        # Engine work (compile, apply a move, clean up) and calls into the search
+        # use separate pools, so a search that hangs cannot starve the engine.
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=2 + 2 * config.max_matches, thread_name_prefix="ggp-engine"
+        )
+        self._search_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=2 * config.max_matches, thread_name_prefix="ggp-search"
+        )
+        self.messages_handled = 0
+        self.margins = AdaptiveMargin(base=config.safety_margin)
+        self._turns = TurnTaker(config, self.margins, self._rng, self._pool, self._search_pool)
+
+    def _next_seed(self) -> Optional[int]:
+        return None if self.config.seed is None else self._rng.randrange(2**31)
+
+    # ------------------------------------------------------------------ public
+
+    @property
+    def busy(self) -> bool:
+        """True while any match is in progress (INFO then says `busy`)."""
+        return bool(self._matches)
+
+    async def handle(self, message: Message, received: Optional[float] = None) -> str:
+        """The reply to one message. `received` is when it arrived (time.monotonic()).
+
+        Raises ProtocolError (MatchError) when the message does not fit its match.
+        """
+        received = time.monotonic() if received is None else received
+        self.messages_handled += 1
+        if isinstance(message, Info):
+            reply = info_reply(self.name, self.busy)
+            log.info("INFO status=%s", "busy" if self.busy else "available")
+            return reply
+        if isinstance(message, Preview):
+            log.info("PREVIEW rules=%d preview_clock=%s", len(message.rules), message.preview_clock)
+            return READY
+        if isinstance(message, Start):
+            return await self._start(message, received)
+        match = self._matches.get(message.match_id)
+        if match is None:
+            log.warning("%s match=%s: unknown or finished match, replying busy",
+                        type(message).__name__.upper(), message.match_id)
+            return BUSY
+        match.last_message_at = received
+        if isinstance(message, Play):
+            async with match.lock:
+                try:
+                    return await self._turns.play(match, message, received)
+                except StartFailedError:
+                    if self._matches.get(match.match_id) is match:
+                        self._matches.pop(match.match_id)
+                        self._schedule_cleanup(match, None, MatchStatus.FAILED)
+                    raise
+        if isinstance(message, Stop):
+            return await self._finish(match, message.moves, MatchStatus.STOPPED, DONE, received)
+        if isinstance(message, Abort):
+            return await self._finish(match, None, MatchStatus.ABORTED, ABORTED, received)
+        raise ProtocolError(f"unhandled message {message!r}")
+
+    def reply_sent(self, message: Message, sent_at: float, delivered: bool) -> None:
+        """The server wrote our reply to `message` at `sent_at` (or could not: `delivered`)."""
+        if not isinstance(message, Play):
+            return
+        match = self._matches.get(message.match_id)
+        if match is not None:
+            self._turns.reply_sent(match, sent_at, delivered)
+
+    def status(self) -> dict:
+        """A snapshot for the status page: matches in progress and the last finished."""
+        return {
+            "name": self.name,
+            "status": "busy" if self.busy else "available",
+            "search": self.config.search,
+            "engine": self.config.engine,
+            "max_matches": self.config.max_matches,
+            "messages_handled": self.messages_handled,
+            "timing": self.margins.snapshot(),
+            "matches": [{**m.summary(), "search": safe_stats(m.link.search)} for m in self._matches.values()],
+            "finished": list(self._finished),
+        }
+
+    async def wait_idle(self) -> None:
+        """Wait until every finished match has been cleaned up and recorded."""
+        while self._cleanups:
+            await asyncio.gather(*list(self._cleanups), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Abort every match, wait for the clean-ups, free the thread pool."""
+        for match in list(self._matches.values()):
+            await self._finish(match, None, MatchStatus.ABORTED, ABORTED, time.monotonic())
+        await self.wait_idle()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._search_pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------------ START
+
+    async def _start(self, message: Start, received: float) -> str:
+        self._evict_abandoned(received)
+        if message.match_id in self._matches:
+            log.warning("START match=%s: already in this match, replying busy", message.match_id)
+            return BUSY
+        if len(self._matches) >= self.config.max_matches:
+            log.warning("START match=%s: already in %d match(es) (max %d), replying busy",
+                        message.match_id, len(self._matches), self.config.max_matches)
+            return BUSY
+        loop = asyncio.get_running_loop()
+        match = Match(start=message, received=received, last_message_at=received)
+        self._matches[message.match_id] = match
+        match.ready = loop.run_in_executor(self._pool, self._compile, match)
+        deadline = received + message.start_clock - self.margins.margin(message.start_clock)
+        try:
+            await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            log.warning("START match=%s role=%s: still compiling at the start clock, replying ready",
+                        match.match_id, match.role_text)
+            match.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" noise
+            return READY
+        except Exception as error:
+            self._matches.pop(message.match_id, None)
+            self._finished.appendleft({**match.summary(), "status": MatchStatus.FAILED.value,
+                                       "error": str(error)[:300]})
+            log.error("START match=%s role=%s: cannot play this game, replying busy: %s",
+                      match.match_id, match.role_text, error)
+            return BUSY
+        used = time.monotonic() - received
+        log.info("START match=%s role=%s roles=%d compile=%.3fs used=%.3fs margin_left=%.3fs",
+                 match.match_id, match.role_text, len(match.roles), match.compile_seconds or 0.0,
+                 used, message.start_clock - used)
+        return READY
+
+    def _compile(self, match: Match) -> None:
+        """Validate the rules, build the engine, start the search (in a pool thread)."""
+        began = time.monotonic()
+        game = load_game(match.start.rules)
+        role_index = _find_role(game.roles, match.start.role)
+        if role_index is None:
+            raise MatchError(
+                f"role {match.start.role} is not a role of the game "
+                f"({' '.join(map(str, game.roles))})"
+            )
+        machine = self._engine_factory(game) if self._engine_factory else self._make_engine(game, match)
+        try:
+            following = new_following(machine, role_index, tuple(game.roles), self._rng)
+        except BaseException:
+            machine.close()
+            raise
+        match.following = following
+        match.history.states.append(state_text(following.state))
+        try:
+            if self._search_factory is not None:
+                search = self._search_factory(machine, role_index)
+            else:
+                search = self._make_search(machine, role_index, match)
+            match.link.search = search
+            search.start(following.state, legal_moves=following.legal_now)
+            match.link.current = True
+        except Exception as error:  # the match is still playable: the fallback moves play
+            log.error("START match=%s: the search failed to start (%s); playing fallback moves",
+                      match.match_id, error)
+        match.compile_seconds = time.monotonic() - began
+        match.status = MatchStatus.PLAYING
+
+    def _make_engine(self, game: ValidatedGame, match: Match) -> StateMachine:
+        """The configured engine; a propnet attempt gets its share of the start clock."""
+        budget = propnet_budget(match.start.start_clock, cap=self.config.propnet_time_limit)
+        log.info("START match=%s: engine %s, propnet budget %.2f s of the %g s start clock",
+                 match.match_id, self.config.engine, budget, match.start.start_clock)
+        return make_state_machine(self.config.engine, game, time_limit=budget)
+
+    def _make_search(self, machine: StateMachine, role_index: int, match: Match) -> Search:
+        """The configured search, sized for this match's clocks."""
+        start = match.start
+        return make_search(
+            self.config.search, machine, role_index, seed=self._next_seed(),
+            options=dict(self.config.search_options), ponder=self.config.ponder,
+            memory_cap=self.config.memory_cap,
+            clock_seconds=match_seconds(start.start_clock, start.play_clock),
+        )
+
+    def _evict_abandoned(self, now: float) -> None:
+        for match in list(self._matches.values()):
+            idle = now - match.last_message_at
+            if idle > match.idle_limit(self.config.abandon_grace):
+                log.warning("match=%s role=%s: no message for %.0f s, abandoning it",
+                            match.match_id, match.role_text, idle)
+                self._matches.pop(match.match_id, None)
+                self._schedule_cleanup(match, None, MatchStatus.ABANDONED)
+
+    # ------------------------------------------------------------------ STOP, ABORT
+
+    async def _finish(self, match: Match, moves, status: MatchStatus, reply: str, received: float) -> str:
+        self._matches.pop(match.match_id, None)
+        match.status = status
+        self._schedule_cleanup(match, moves, status)
+        log.info("%s match=%s role=%s turns=%d used=%.3fs",
+                 "STOP" if status is MatchStatus.STOPPED else "ABORT", match.match_id, match.role_text,
+                 len(match.history.joint_moves), time.monotonic() - received)
+        return reply
+
+    def _schedule_cleanup(self, match: Match, moves, status: MatchStatus) -> None:
+        task = asyncio.get_running_loop().create_task(self._cleanup(match, moves, status))
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    async def _cleanup(self, match: Match, moves, status: MatchStatus) -> None:
+        """Stop the search, free the engine, write the record (off the event loop)."""
+        match.status = status
+        if match.ready is not None:
+            try:
+                await match.ready
+            except Exception:
+                pass  # a match that never started has nothing to free
+        async with match.lock:
+            loop = asyncio.get_running_loop()
+            following = match.following
+            if following is not None and following.catching_up is not None:
+                # a slow step: let it finish, keep its states
+                job, following.catching_up = following.catching_up, None
+                try:
+                    results, error = await job
+                    self._turns.take_states(match, results)
+                    if error is not None:
+                        self._turns.lose_track(match, error)
+                except Exception as error:  # noqa: BLE001
+                    self._turns.lose_track(match, error)
+            try:
+                goals = await loop.run_in_executor(self._pool, _release, match, moves)
+            except Exception as error:
+                log.error("match=%s: clean-up failed: %s", match.match_id, error)
+                goals = None
+        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time()}
+        self._finished.appendleft(summary)
+        if self.config.record_dir is not None:
+            try:
+                record = match.record(self.name, self.config.search, goals)
+                path = await asyncio.get_running_loop().run_in_executor(
+                    self._pool, write_record, record, self.config.record_dir, ".player")
+                log.info("match=%s: record written to %s", match.match_id, path)
+            except OSError as error:
+                log.error("match=%s: cannot write the record: %s", match.match_id, error)
+
+
+def _release(match: Match, moves) -> Optional[list[int]]:
+    """Stop the search, apply the last joint moves for the record, free the engine
+    (engine pool thread); the goal values when the match ended in a terminal state."""
+    following = match.following
+    goals = None
+    try:
+        if match.link.search is not None:
+            try:
+                match.link.search.stop()
+            except Exception as error:
+                log.error("match=%s: the search failed to stop: %s", match.match_id, error)
+        if following is not None:
+            state = following.state
+            joints = list(following.pending)
+            if moves is not None and len(moves) == len(following.roles):
+                joints.append(tuple(moves))
+            if following.lost is not None:  # the moves go in the record; no state, no goals
+                match.history.joint_moves.extend(joints)
+                return None
+            for joint in joints:
+                state = following.machine.next_state(state, joint)
+                match.history.joint_moves.append(joint)
+                match.history.states.append(state_text(state))
+            following.pending.clear()
+            if following.machine.is_terminal(state):
+                goals = list(following.machine.goal_values(state))
+    finally:
+        if following is not None:
+            following.machine.close()
+    return goals
+
+
+def _find_role(roles, wanted: Term) -> Optional[int]:
+    """The index of `wanted` among the roles; exact first, then ignoring case."""
+    for index, role in enumerate(roles):
+        if role == wanted:
+            return index
+    lowered = str(wanted).lower()
+    for index, role in enumerate(roles):
+        if str(role).lower() == lowered:
+            return index
+    return None

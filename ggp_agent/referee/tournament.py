@@ -1,0 +1,430 @@
+"""Tournaments: N matches of one game between players, seats rotated, in parallel.
+
+Each match is a task: the game's text, the players in seat (role) order, the
+clocks. A task runs in a worker process (a local process pool, one worker per
+core by default) or on a Dask cluster, and plays one full match over HTTP
+through the GameController (`lineup.play_match`); it returns the record, and the
+driver writes every record, a JSON summary, a CSV of the matches and a PNG plot.
+
+Seats rotate: in match i, seat r (the game's r-th role) goes to player
+(i + r) mod P, so with two players in a two-role game they alternate sides.
+
+Scores: in each match a seat scores 1 for each other seat it beats on goal
+value and 1/2 for each tie, divided by the number of other seats (a two-player
+game: 1 win, 1/2 draw, 0 loss; a one-player game: goal / 100). A player's
+winrate is its mean score over its matches, with a Wilson 95% interval that
+counts a draw as half a win.
+
+Why Dask for clusters (not Ray): its scheduler and workers are plain Python
+processes that start in about a second, bind to the address they are given
+(`dask scheduler --host 127.0.0.1`), and run ordinary functions with pickled
+arguments, which is all a match task needs. Ray brings a large binary runtime
+(GCS, raylet, object store, dashboard) that takes far longer to start and more
+memory on a 2-core machine, for features (actors, object store) a tournament
+does not use. A Dask worker is a long-lived process, so its Prolog engine
+starts once and serves every match the worker plays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import csv
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from ..gdl import load_game
+from ..player.records import MatchRecord, write_record
+from .lineup import parse_player_spec, play_match
+
+#: z for a two-sided 95% interval.
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    """Everything a worker needs to play one match; plain data, so it pickles."""
+
+    index: int
+    match_id: str
+    game_text: str
+    game_name: str
+    seats: tuple[str, ...]  # player specs, one per role in role order
+    seat_players: tuple[int, ...]  # which player (index into the tournament's list) sits there
+    labels: tuple[str, ...]  # the players' names in the record, one per seat
+    start_clock: float
+    play_clock: float
+    seed: int
+    engine: str = "prolog"
+
+
+def run_match_task(task: MatchTask) -> dict:
+    """Play one match (in a worker process); returns its record as JSON, or the failure."""
+    began = time.monotonic()
+    try:
+        game = load_game(task.game_text)
+        seats = [replace(parse_player_spec(text), label=label) for text, label in zip(task.seats, task.labels)]
+        record = asyncio.run(play_match(
+            game, seats, task.start_clock, task.play_clock, match_id=task.match_id,
+            game_name=task.game_name, seed=task.seed, engine=task.engine,
+        ))
+        return {"index": task.index, "record": record.to_json(), "seconds": time.monotonic() - began,
+                "worker": os.getpid()}
+    except Exception as error:  # reported as a failed match, the tournament goes on
+        return {"index": task.index, "failure": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc(), "seconds": time.monotonic() - began,
+                "worker": os.getpid()}
+
+
+@dataclass
+class PlayerSummary:
+    """One player's results over the tournament."""
+
+    label: str
+    matches: int = 0
+    score: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    goal_total: float = 0.0
+    errors: int = 0
+
+    @property
+    def winrate(self) -> float:
+        return self.score / self.matches if self.matches else math.nan
+
+    @property
+    def mean_goal(self) -> float:
+        return self.goal_total / self.matches if self.matches else math.nan
+
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.score, self.matches)
+
+    def to_json(self) -> dict:
+        low, high = self.interval()
+        return {
+            "player": self.label, "matches": self.matches, "wins": self.wins, "draws": self.draws,
+            "losses": self.losses, "winrate": _round(self.winrate), "ci95": [_round(low), _round(high)],
+            "meanGoal": _round(self.mean_goal), "errors": self.errors,
+        }
+
+
+@dataclass
+class TournamentResult:
+    """What a tournament produced: per-match rows, per-player summaries, the files."""
+
+    game_name: str
+    players: list[str]
+    games: int
+    start_clock: float
+    play_clock: float
+    backend: str
+    seconds: float = 0.0
+    rows: list[dict] = field(default_factory=list)
+    summaries: list[PlayerSummary] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game_name, "players": self.players, "games": self.games,
+            "startClock": self.start_clock, "playClock": self.play_clock, "backend": self.backend,
+            "seconds": round(self.seconds, 2), "summary": [s.to_json() for s in self.summaries],
+            "failures": self.failures, "matches": self.rows,
+        }
+
+
+def wilson_interval(successes: float, trials: int, z: float = _Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (draws count as half a success).
+
+    >>> [round(x, 3) for x in wilson_interval(10, 20)]
+    [0.299, 0.701]
+    """
+    if trials <= 0:
+        return (math.nan, math.nan)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def seat_scores(goals: Sequence[int]) -> list[float]:
+    """Each seat's share of the match: beats = 1, ties = 1/2, over the other seats.
+
+    >>> seat_scores([100, 0]), seat_scores([50, 50]), seat_scores([70])
+    ([1.0, 0.0], [0.5, 0.5], [0.7])
+    """
+    if len(goals) == 1:
+        return [goals[0] / 100]
+    scores = []
+    for i, mine in enumerate(goals):
+        points = sum(1.0 if mine > other else 0.5 if mine == other else 0.0
+                     for j, other in enumerate(goals) if j != i)
+        scores.append(points / (len(goals) - 1))
+    return scores
+
+
+def seating(index: int, players: int, roles: int) -> tuple[int, ...]:
+    """The player (index) in each seat of match `index`: seat r gets player (index + r) mod P.
+
+    >>> seating(0, 2, 2), seating(1, 2, 2), seating(1, 2, 3)
+    ((0, 1), (1, 0), (1, 0, 1))
+    """
+    return tuple((index + r) % players for r in range(roles))
+
+
+def player_labels(players: Sequence[str]) -> list[str]:
+    """Names for the players; the same spec twice (self-play) gets #1, #2."""
+    labels = []
+    for index, text in enumerate(players):
+        if players.count(text) > 1:
+            text = f"{text} #{players[:index].count(text) + 1}"
+        labels.append(text)
+    return labels
+
+
+def run_tournament(
+    game_path: Path,
+    players: Sequence[str],
+    games: int,
+    start_clock: float,
+    play_clock: float,
+    out_dir: Path,
+    *,
+    workers: Optional[int] = None,
+    cluster: Optional[str] = None,
+    seed: int = 0,
+    engine: str = "prolog",
+    progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
+) -> TournamentResult:
+    """Play `games` matches and write tournament.json, matches.csv, winrate.png and
+    the match records under `out_dir`. `cluster` is a Dask scheduler address."""
+    specs = [parse_player_spec(text) for text in players]  # fail before any process starts
+    if workers is None and not cluster and any(spec.is_remote for spec in specs):
+        workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
+    game_path = Path(game_path)
+    game_text = game_path.read_text(encoding="utf-8", errors="replace")
+    game = load_game(game_text)
+    game_name = game_path.stem
+    stamp = int(time.time() * 1000)
+    labels = player_labels(list(players))
+    tasks = []
+    for i in range(games):
+        seats = seating(i, len(players), len(game.roles))
+        tasks.append(MatchTask(
+            index=i, match_id=f"ggp-agent.tournament.{game_name}.{stamp}.{i:04d}",
+            game_text=game_text, game_name=game_name,
+            seats=tuple(players[p] for p in seats), seat_players=seats,
+            labels=tuple(labels[p] for p in seats),
+            start_clock=start_clock, play_clock=play_clock, seed=seed * 100003 + i, engine=engine,
+        ))
+    backend = f"dask {cluster}" if cluster else f"process pool ({workers or os.cpu_count() or 1} workers)"
+    result = TournamentResult(game_name, labels, games, start_clock, play_clock, backend)
+    result.summaries = [PlayerSummary(label) for label in labels]
+    out_dir = Path(out_dir)
+    records_dir = out_dir / "records"
+    began = time.monotonic()
+    done = 0
+    for outcome in _outcomes(tasks, workers, cluster):
+        done += 1
+        _absorb(result, tasks[outcome["index"]], outcome, records_dir)
+        if progress is not None:
+            progress(done, games, result)
+    result.seconds = time.monotonic() - began
+    result.rows.sort(key=lambda row: row["index"])
+    _write_outputs(result, out_dir)
+    return result
+
+
+def _outcomes(tasks: list[MatchTask], workers: Optional[int], cluster: Optional[str]):
+    if cluster:
+        try:
+            from distributed import Client, as_completed
+        except ImportError:
+            raise RuntimeError("a cluster needs Dask's distributed: pip install 'ggp-agent[cluster]'") from None
+
+        with Client(cluster, timeout="30s") as client:
+            futures = [client.submit(run_match_task, task, pure=False, key=f"{task.match_id}")
+                       for task in tasks]
+            for future in as_completed(futures):
+                yield future.result()
+        return
+    context = multiprocessing.get_context("spawn")  # no fork: the parent may hold Prolog and threads
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
+                                                mp_context=context) as pool:
+        futures = [pool.submit(run_match_task, task) for task in tasks]
+        for future in concurrent.futures.as_completed(futures):
+            yield future.result()
+
+
+def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_dir: Path) -> None:
+    row = {"index": task.index, "matchId": task.match_id, "seats": list(task.labels),
+           "seconds": round(outcome.get("seconds", 0.0), 2), "worker": outcome.get("worker")}
+    if "failure" in outcome:
+        row.update({"failed": outcome["failure"]})
+        result.failures.append({"index": task.index, "failure": outcome["failure"],
+                                "traceback": outcome.get("traceback", "")})
+        result.rows.append(row)
+        return
+    record = MatchRecord.from_json(outcome["record"])
+    write_record(record, records_dir)
+    errors = record.errors_by_player()
+    row.update({"roles": record.roles, "goals": record.goal_values, "errors": errors,
+                "turns": len(record.moves), "aborted": record.is_aborted})
+    result.rows.append(row)
+    if record.is_aborted or not record.goal_values:
+        return
+    scores = seat_scores(record.goal_values)
+    for player, summary in enumerate(result.summaries):
+        seats = [r for r, sitting in enumerate(task.seat_players) if sitting == player]
+        if not seats:
+            continue
+        score = sum(scores[r] for r in seats) / len(seats)
+        summary.matches += 1
+        summary.score += score
+        summary.goal_total += sum(record.goal_values[r] for r in seats) / len(seats)
+        summary.errors += sum(errors[r] for r in seats)
+        if score > 0.5:
+            summary.wins += 1
+        elif score < 0.5:
+            summary.losses += 1
+        else:
+            summary.draws += 1
+
+
+def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / "tournament.json"
+    csv_path = out_dir / "matches.csv"
+    png_path = out_dir / "winrate.png"
+    roles = max((len(row.get("roles") or row["seats"]) for row in result.rows), default=0)
+    with csv_path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["index", "match_id", "turns", "aborted", "seconds"]
+                        + [f"seat{r}_player" for r in range(roles)]
+                        + [f"seat{r}_role" for r in range(roles)]
+                        + [f"seat{r}_goal" for r in range(roles)]
+                        + [f"seat{r}_errors" for r in range(roles)] + ["failure"])
+        for row in result.rows:
+            def cells(values):
+                values = list(values or [])
+                return values + [""] * (roles - len(values))
+            writer.writerow([row["index"], row["matchId"], row.get("turns", ""), row.get("aborted", ""),
+                             row["seconds"]] + cells(row["seats"]) + cells(row.get("roles"))
+                            + cells(row.get("goals")) + cells(row.get("errors")) + [row.get("failed", "")])
+    plot_winrates(result, png_path)
+    result.files = {"json": str(json_path), "csv": str(csv_path), "png": str(png_path),
+                    "records": str(out_dir / "records")}
+    json_path.write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
+
+
+def plot_winrates(result: TournamentResult, path: Path) -> None:
+    """Winrate of each player with its 95% interval, and the first player's running winrate."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (bars, running) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": [1, 2]})
+    labels = [s.label for s in result.summaries]
+    rates = [0.0 if math.isnan(s.winrate) else s.winrate for s in result.summaries]
+    lows = [rate - (0.0 if math.isnan(s.interval()[0]) else s.interval()[0]) for rate, s in zip(rates, result.summaries)]
+    highs = [(0.0 if math.isnan(s.interval()[1]) else s.interval()[1]) - rate for rate, s in zip(rates, result.summaries)]
+    bars.bar(range(len(labels)), rates, yerr=[lows, highs], capsize=6, color="#4c72b0")
+    bars.set_xticks(range(len(labels)), [_short(label) for label in labels], rotation=15)
+    bars.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    bars.set_ylim(0, 1)
+    bars.set_ylabel("winrate (draw = 1/2), 95% interval")
+    bars.set_title(f"{result.game_name}: {sum(s.matches for s in result.summaries[:1])} scored matches")
+
+    first = labels[0] if labels else ""
+    xs, ys, lo, hi = [], [], [], []
+    score, count = 0.0, 0
+    for row in result.rows:
+        goals = row.get("goals")
+        if not goals or row.get("aborted") or first not in row["seats"]:
+            continue
+        scores = seat_scores(goals)
+        seats = [r for r, label in enumerate(row["seats"]) if label == first]
+        score += sum(scores[r] for r in seats) / len(seats)
+        count += 1
+        low, high = wilson_interval(score, count)
+        xs.append(count)
+        ys.append(score / count)
+        lo.append(low)
+        hi.append(high)
+    if xs:
+        running.plot(xs, ys, color="#4c72b0", label=f"{_short(first)} winrate")
+        running.fill_between(xs, lo, hi, color="#4c72b0", alpha=0.2, label="95% interval")
+    running.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    running.set_ylim(0, 1)
+    running.set_xlabel("matches played")
+    running.set_title(f"running winrate of {_short(first)}")
+    running.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def _short(label: str, limit: int = 28) -> str:
+    return label if len(label) <= limit else label[: limit - 3] + "..."
+
+
+def _round(value: float) -> Optional[float]:
+    return None if math.isnan(value) else round(value, 4)
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal, one line per match otherwise."""
+
+    def __init__(self, stream=sys.stderr, width: int = 30):
+        self.stream = stream
+        self.width = width
+        self.began = time.monotonic()
+        self.tty = stream.isatty()
+
+    def __call__(self, done: int, total: int, result: TournamentResult) -> None:
+        filled = int(self.width * done / max(total, 1))
+        first = result.summaries[0] if result.summaries else None
+        rate = ""
+        if first is not None and first.matches:
+            low, high = first.interval()
+            rate = f" {_short(first.label, 20)} {first.winrate:.2f} [{low:.2f}, {high:.2f}]"
+        elapsed = time.monotonic() - self.began
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} matches{rate} {elapsed:.0f} s"
+        if self.tty:
+            self.stream.write("\r" + line + ("\n" if done == total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def format_summary(result: TournamentResult) -> str:
+    """The result table a person reads at the end of `ggp-agent tournament`."""
+    lines = [f"{result.game_name}: {result.games} matches on {result.backend} in {result.seconds:.1f} s"]
+    for summary in result.summaries:
+        low, high = summary.interval()
+        lines.append(
+            f"  {summary.label:<36} winrate {summary.winrate:.3f}  95% [{low:.3f}, {high:.3f}]  "
+            f"W/D/L {summary.wins}/{summary.draws}/{summary.losses}  mean goal {summary.mean_goal:.1f}  "
+            f"errors {summary.errors}"
+        )
+    if result.failures:
+        lines.append(f"  {len(result.failures)} match(es) failed: {result.failures[0]['failure']}")
+    for kind, path in result.files.items():
+        lines.append(f"  {kind}: {path}")
+    return "\n".join(lines)
+
+
+__all__ = ["MatchTask", "PlayerSummary", "ProgressBar", "TournamentResult", "format_summary",
+           "player_labels", "plot_winrates", "run_match_task", "run_tournament", "seat_scores", "seating",
+           "wilson_interval"]

@@ -1,0 +1,117 @@
+"""The root: the child a played joint move leads to, and the move to play.
+
+`best_edge` is what the player's reply comes from: a proven win first, never
+a proven loss while something else remains, else the most visited edge.
+"""
+
+from __future__ import annotations
+
+from ..propnet.jit import kernel
+from .arena import C_ROOT, EXPANDED, PROVEN
+from .select import role_best_goal
+from .solver import better_proof
+from .table import choosers, find_child
+
+
+@kernel
+def root_child(A, joint_codes):
+    """The root's child by a joint move (one code per role), or -1 when the tree
+    does not hold it."""
+    root = A.counters[C_ROOT]
+    if (A.node_flags[root] & EXPANDED) == 0:
+        return -1
+    for r in range(A.node_edges.shape[1] - 1):
+        found = -1
+        for e in range(A.node_edges[root, r], A.node_edges[root, r + 1]):
+            if A.edge_code[e] == joint_codes[r]:
+                found = e
+                break
+        if found < 0:
+            return -1
+        A.path_edge[0, r] = found
+    return find_child(A, root, 0)
+
+
+@kernel
+def root_choice_codes(A, joint_codes, out):
+    """The statistics codes of a joint move (move codes, one per role) that were
+    a choice at the root (into out); returns how many, or -1 when the root has
+    no edges (unknown)."""
+    root = A.counters[C_ROOT]
+    if (A.node_flags[root] & EXPANDED) == 0:
+        return -1
+    n = 0
+    for r in range(A.node_edges.shape[1] - 1):
+        lo = A.node_edges[root, r]
+        hi = A.node_edges[root, r + 1]
+        if hi - lo > 1:
+            for e in range(lo, hi):
+                if A.edge_code[e] == joint_codes[r]:
+                    out[n] = A.edge_feat[e]
+                    n += 1
+                    break
+    return n
+
+
+@kernel
+def best_edge(A, role):
+    """The edge `role` should play at the root: a proven win if there is one;
+    else the most visited edge that is not a proven loss (a proven result worth
+    more than that edge's mean goes first); -1 when the root has no edges."""
+    root = A.counters[C_ROOT]
+    if (A.node_flags[root] & EXPANDED) == 0:
+        return -1
+    lo = A.node_edges[root, role]
+    hi = A.node_edges[root, role + 1]
+    many, key_role = choosers(A, root)
+    solver = many == 1 and key_role == role
+    best_goal = role_best_goal(A, role)
+    best = -1
+    best_n = -1
+    proven_best = -1
+    proven_goal = -1
+    for e in range(lo, hi):
+        if solver:
+            child = A.edge_child[e]
+            if child >= 0 and (A.node_flags[child] & PROVEN) != 0:
+                g = A.node_goals[child, role]
+                if proven_best < 0 or better_proof(A, role, child, A.edge_child[proven_best]):
+                    proven_goal = g
+                    proven_best = e
+                if g >= best_goal or g <= 0:
+                    continue
+        if A.edge_n[e] > best_n:
+            best_n = A.edge_n[e]
+            best = e
+    if proven_best >= 0 and proven_goal >= best_goal:
+        return proven_best  # the shortest proven win
+    if best < 0:
+        return proven_best if proven_best >= 0 else lo
+    if proven_best >= 0 and best_n > 0:
+        mean = 100.0 * A.edge_w[best] / best_n
+        if proven_goal > mean:
+            return proven_best
+    return best
+
+
+@kernel
+def depth_of_tree(A, limit):
+    """Nodes the tree reaches below the root along its most visited line (a cheap
+    'depth reached' figure for the logs), at most `limit`."""
+    node = A.counters[C_ROOT]
+    depth = 0
+    while depth < limit and (A.node_flags[node] & EXPANDED) != 0:
+        many, role = choosers(A, node)
+        if many >= 2:
+            break
+        best = -1
+        best_n = 0
+        for e in range(A.node_edges[node, role], A.node_edges[node, role + 1]):
+            if A.edge_n[e] > best_n and A.edge_child[e] >= 0:
+                best_n = A.edge_n[e]
+                best = e
+        if best < 0:
+            break
+        node = A.edge_child[best]
+        depth += 1
+    return depth

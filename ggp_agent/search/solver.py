@@ -1,0 +1,77 @@
+"""The solver: nodes whose value is proven, and how a proof travels up the tree.
+
+Terminal nodes are proven. A node where one role chooses is proven when a child
+is proven to give that role its best goal (the highest goal value it can get,
+known from the propnet, else 100), or when every child is proven (its value is
+then the child best for that role). Nodes where several roles choose are never
+proven: no pure minimax value exists in general. Proof lengths make every
+proven line end (see `better_proof`).
+"""
+
+from __future__ import annotations
+
+from ..propnet.jit import kernel
+from .arena import C_PROVEN, EXPANDED, PROVEN
+from .select import role_best_goal
+from .table import choosers
+
+
+@kernel
+def _prove(A, node, child):
+    A.node_flags[node] |= PROVEN
+    A.node_proof[node] = A.node_proof[child] + 1
+    A.counters[C_PROVEN] += 1
+    for r in range(A.node_goals.shape[1]):
+        A.node_goals[node, r] = A.node_goals[child, r]
+
+
+@kernel
+def try_prove(A, node):
+    """Mark `node` proven when its children decide it: where one role chooses,
+    a child proven to give that role its best goal, or every child proven (the
+    value is the child best for that role); where no role chooses, the one
+    child. Nodes where several roles choose are never proven (no pure minimax
+    value exists in general)."""
+    if (A.node_flags[node] & PROVEN) != 0:
+        return True
+    if (A.node_flags[node] & EXPANDED) == 0:
+        return False
+    many, role = choosers(A, node)
+    if many >= 2:
+        return False
+    lo = A.node_edges[node, role]
+    hi = A.node_edges[node, role + 1]
+    best_goal = role_best_goal(A, role)
+    best = -1
+    all_proven = True
+    for e in range(lo, hi):
+        child = A.edge_child[e]
+        if child < 0 or (A.node_flags[child] & PROVEN) == 0:
+            all_proven = False
+            continue
+        g = A.node_goals[child, role]
+        if g >= best_goal:
+            _prove(A, node, child)
+            return True
+        if best < 0 or better_proof(A, role, child, best):
+            best = child
+    if all_proven and best >= 0:
+        _prove(A, node, best)
+        return True
+    return False
+
+
+@kernel
+def better_proof(A, role, child, other):
+    """Whether proven `child` is a better choice than proven `other` for `role`:
+    a higher goal, or at an equal goal the shorter proof (a win comes sooner)
+    unless the goal is nothing (a loss comes later). Proof lengths make every
+    proven line end: a node's proof is one longer than the child's it rests on,
+    so following shortest wins (and the opponent's longest losses) never cycles."""
+    g = A.node_goals[child, role]
+    h = A.node_goals[other, role]
+    if g != h:
+        return g > h
+    if g > 0:
+        return A.node_proof[child] < A.node_proof[other]
+    return A.node_proof[child] > A.node_proof[other]

@@ -1,0 +1,420 @@
+"""`TreeSearch`: UCT, GRAVE or MCPS behind the player's `Search` interface.
+
+The player starts the search at START, tells it each joint move the manager
+reports, asks for the best move at its deadline, and stops it at STOP. Here:
+
+- a worker thread runs batches of iterations (`runners.py`), each batch one
+  numba call with the GIL released for a propnet game, sized to take about
+  `batch_seconds` so that a root change or a stop waits at most that long;
+- the arena is sized at START from a memory cap, free memory and the clocks
+  (`arena.plan_capacity`) and never grows; when a pool fills the search keeps
+  going on the tree it has, and after a root change, once the arena is more
+  than half full, the worker collects what the new root no longer reaches
+  (before its next batch: the root change itself stays quick);
+- tree reuse: the root moves to the child of the reported joint move when the
+  tree holds it (else to the state's node, found by its hash, or a new one),
+  and MCPS keeps only the window playouts that contain the moves played;
+- pondering: with `ponder` on (the default) the worker thinks whenever the
+  game is on, our turn or not; off, it thinks only from a root change where our
+  role has a choice until the player asks for the move (fair experiments);
+- `best_move` never waits on the worker: it reads the tree when the worker is
+  between batches, else the move the worker published after its last batch.
+
+Each answered move is logged with the figures the issue asks for (iterations,
+iterations/s, the move's visits and value, tree size, depth).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import replace
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..gdl.terms import Term
+from ..reasoner.statemachine import State, StateMachine
+from . import mcps, tree
+from .arena import (
+    C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_INTERRUPT, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
+    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
+    arena_bytes, new_arena, plan_capacity,
+)
+from .collect import clear_tree, collect_garbage
+from .interface import Search
+from .params import RULES, SearchParams
+from .root import best_edge, depth_of_tree, root_child, root_choice_codes
+from .runners import make_runner
+from .worker import SearchWorker
+
+log = logging.getLogger(__name__)
+
+
+class TreeSearch(Search):
+    """A numba tree search (UCT, GRAVE or MCPS) for one role of one match."""
+
+    def __init__(
+        self,
+        machine: StateMachine,
+        role_index: int,
+        *,
+        params: SearchParams = SearchParams(),
+        seed: Optional[int] = None,
+        memory_cap: Optional[int] = None,
+        ponder: bool = True,
+        clock_seconds: Optional[float] = None,
+        batch_seconds: float = 0.01,
+        name: str = "",
+    ) -> None:
+        self.machine = machine
+        self.role = role_index
+        self.params = params
+        self.rule = params.rule
+        self.ponder = ponder
+        self.memory_cap = memory_cap
+        self.clock_seconds = clock_seconds
+        self.batch_seconds = batch_seconds
+        self.name = name or f"{params.rule}-role{role_index}"
+        self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
+        self._runner = make_runner(machine, self._seed, params.max_rollout)
+        if params.codes == "effects" and not self._runner.supports_effects:
+            log.info("search %s: effect codes need a propnet; using move codes", self.name)
+            params = replace(params, codes="moves")
+            self.params = params
+        self._packed = params.pack()
+        self.arena: Optional[Arena] = None
+        self._lock = threading.Lock()
+        self._want_lock = threading.Event()
+        self._worker = SearchWorker(f"search-{self.name}", self._step, self._record_error)
+        self._thinking = True
+        self._published: Optional[Term] = None
+        self._published_stats: dict = {"rule": self.rule, "iterations": 0}
+        self._batch = 8
+        self._stats_at = 0.0
+        self._collect_pending = False
+        self._think_seconds = 0.0
+        self._total_iterations = 0
+        self._collections = 0
+        self._errors = 0
+        self._last_error: Optional[str] = None
+        self._our_choices = 0
+
+    # -- the Search interface ----------------------------------------------------------
+
+    def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        """Size the arena, make the root, start the worker thread."""
+        self.prepare(state, legal_moves)
+        self._worker.start()
+
+    def prepare(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        """Size the arena and make the root, without a worker thread (`search`,
+        `run_for` and `best_move` then work in the caller's thread)."""
+        runner = self._runner
+        terminal = self.machine.is_terminal(state)
+        legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
+        capacity = plan_capacity(
+            n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
+            branching=max(2, sum(legal)), simultaneous=sum(1 for n in legal if n > 1) > 1,
+            memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
+            amaf_alloc=self.params.amaf_alloc, window=self.params.window,
+            max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
+            effects=self.params.codes == "effects",
+        )
+        self.capacity = capacity
+        self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
+                               code_role=runner.code_role(), goal_values=runner.goal_values())
+        runner.prepare_arena(self.arena)
+        root = runner.root_node(self.arena, self._packed, state)
+        if root < 0:
+            raise RuntimeError("the arena cannot hold even the root")
+        tree.set_root(self.arena, self._packed, root)
+        self._our_choices = 0 if terminal else legal[self.role]
+        self._thinking = self.ponder or self._our_choices > 1
+        log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
+                  arena_bytes(self.arena) / 2**20, type(runner).__name__)
+
+    def hold(self) -> None:
+        """The player needs the engine now: leave it alone until `advance` (an
+        iteration over a shared engine stops at its next engine call)."""
+        if self._runner.shares_engine:
+            self._runner.held = True
+            self._interrupt()
+
+    def advance(self, joint_move: Sequence[Term], state: State,
+                legal_moves: Optional[tuple[Term, ...]] = None) -> None:
+        """Move the root by the joint move the match played (tree reuse)."""
+        runner = self._runner
+        A = self.arena
+        began = time.perf_counter()
+        runner.held = True
+        self._interrupt()
+        with self._lock:
+            waited = time.perf_counter() - began
+            self._resume()
+            runner.held = False
+            codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
+            if legal_moves is not None:
+                our = len(legal_moves)
+            else:
+                our = 0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role))
+            P = self._packed
+            child = -1
+            if all(c is not None for c in codes):
+                joint = np.asarray(codes, dtype=np.int32)
+                child = int(root_child(A, joint))
+                if RULES[self.rule] == RULES["mcps"]:
+                    choice = np.zeros(len(codes), dtype=np.int32)
+                    n = int(root_choice_codes(A, joint, choice))
+                    if n < 0:
+                        mcps.clear_window(A)
+                    else:
+                        mcps.restrict_window(A, P, choice, n)
+            elif RULES[self.rule] == RULES["mcps"]:
+                mcps.clear_window(A)
+            if child < 0:
+                child = runner.root_node(A, P, state)
+            if child >= 0:
+                tree.set_root(A, P, child)
+            else:  # no room even for the new root: start afresh now
+                self._collect(child, state)
+            if A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
+                    or A.counters[C_EDGES] * 2 > A.edge_code.shape[0] \
+                    or A.counters[C_AMAF] * 2 > A.amaf_n.shape[0] \
+                    or A.counters[C_PERM] * 2 > A.perm_n.shape[0]:
+                # Collected by the worker, not here: the player is waiting for
+                # this call, and a collection of a big arena takes a while.
+                self._collect_pending = True
+            tree.reset_counters(A)
+            self._think_seconds = 0.0
+            self._our_choices = our
+            self._thinking = self.ponder or our > 1
+            self._published = self._best_move_locked()
+        took = time.perf_counter() - began
+        if took > 0.1:
+            log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
+                        self.name, took, waited)
+        self._worker.wake()
+
+    def best_move(self) -> Optional[Term]:
+        """The move to play now (and the figures logged once per answer)."""
+        if self._lock.acquire(blocking=False):
+            try:
+                move = self._best_move_locked()
+                stats = self._stats_locked()
+            finally:
+                self._lock.release()
+        else:
+            move, stats = self._published, dict(self._published_stats)
+        if not self.ponder:
+            self._thinking = False
+        log.info(
+            "search %s: move %s visits=%s value=%s iterations=%s (%.0f/s) nodes=%s depth=%s "
+            "leaf_depth=%s playout=%s proven=%s",
+            self.name, move, stats.get("move_visits"), stats.get("move_value"), stats.get("iterations"),
+            stats.get("iterations_per_s", 0.0), stats.get("nodes"), stats.get("max_depth"),
+            stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
+        )
+        return move
+
+    def stop(self) -> None:
+        self._interrupt()
+        self._worker.stop()
+
+    def stats(self) -> dict:
+        if self._lock.acquire(blocking=False):
+            try:
+                return self._stats_locked()
+            finally:
+                self._lock.release()
+        return dict(self._published_stats)
+
+    # -- beyond the interface -----------------------------------------------------------
+
+    def search(self, iterations: int) -> int:
+        """Run `iterations` iterations in the caller's thread (no worker: tests,
+        benchmarks, the fixed-iteration checks). Returns how many ran."""
+        done = 0
+        with self._lock:
+            self._collect_if_pending()
+            while done < iterations:
+                ran = self._runner.run(self.arena, self._packed, min(4096, iterations - done))
+                done += ran
+                if ran == 0:
+                    break
+            self._total_iterations += done
+        return done
+
+    def run_for(self, seconds: float) -> int:
+        """Search for `seconds` in the caller's thread; returns the iterations."""
+        deadline = time.perf_counter() + seconds
+        done = 0
+        with self._lock:
+            self._collect_if_pending()
+            while time.perf_counter() < deadline:
+                began = time.perf_counter()
+                ran = self._runner.run(self.arena, self._packed, self._batch)
+                self._adapt(ran, time.perf_counter() - began)
+                done += ran
+                if ran == 0:
+                    break
+            self._total_iterations += done
+        return done
+
+    def _collect_if_pending(self) -> None:
+        if self._collect_pending:
+            self._collect(int(self.arena.counters[C_ROOT]), None)
+            self._collect_pending = False
+
+    def collect_now(self, state: State, reset: bool = False) -> None:
+        """Collect garbage now (or, with `reset`, start a fresh tree at `state`)."""
+        with self._lock:
+            self._collect(-1 if reset else int(self.arena.counters[C_ROOT]), state)
+
+    # -- the worker ----------------------------------------------------------------------
+
+    def _step(self) -> bool:
+        """One batch of iterations (the worker's step); False when there is
+        nothing to think about (not pondering, or a root that is done)."""
+        if self._want_lock.is_set():  # a root change or a hold waits for the lock
+            time.sleep(0.0002)
+            return True
+        with self._lock:
+            if self._collect_pending:
+                self._collect_if_pending()
+                return True
+            if not self._thinking or tree.root_done(self.arena, self._packed):
+                return False
+            began = time.perf_counter()
+            ran = self._runner.run(self.arena, self._packed, self._batch)
+            elapsed = time.perf_counter() - began
+            self._think_seconds += elapsed
+            self._total_iterations += ran
+            self._adapt(ran, elapsed)
+            self._published = self._best_move_locked()
+            now = time.perf_counter()
+            if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
+                self._published_stats = self._stats_locked()
+                self._stats_at = now
+        return True
+
+    def _record_error(self, error: Exception) -> None:
+        self._errors += 1
+        self._last_error = f"{type(error).__name__}: {error}"[:300]
+
+    def _interrupt(self) -> None:
+        """Make the running batch stop at its next iteration and keep the worker
+        off the lock until `_resume` (root changes, holds, stop)."""
+        self._want_lock.set()
+        if self.arena is not None:
+            self.arena.counters[C_INTERRUPT] = 1
+
+    def _resume(self) -> None:
+        self._want_lock.clear()
+        if self.arena is not None:
+            self.arena.counters[C_INTERRUPT] = 0
+
+    def _adapt(self, ran: int, elapsed: float) -> None:
+        """Size the next batch to take about `batch_seconds`, growing at most
+        twofold (iterations that end on proven nodes are fast and would
+        otherwise promise a rate the next position cannot keep)."""
+        if ran <= 0:
+            return
+        rate = ran / max(elapsed, 1e-6)
+        target = int(min(20_000, max(1, rate * self.batch_seconds)))
+        self._batch = min(target, 2 * self._batch)
+
+    def _collect(self, root: int, state: Optional[State]) -> None:
+        """Free what the new root cannot reach (mark and slide, `collect.collect_garbage`)."""
+        A = self.arena
+        began = time.perf_counter()
+        before = int(A.counters[C_NODES])
+        if root < 0:
+            # The arena had no room even for the new root: start afresh.
+            clear_tree(A)
+            self._runner.after_collection(A, 0)
+            root = self._runner.root_node(A, self._packed, state)
+            tree.set_root(A, self._packed, root)
+            kept = int(A.counters[C_NODES])
+        else:
+            kept = int(collect_garbage(A))
+            self._runner.after_collection(A, kept)
+        self._collections += 1
+        log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
+                 time.perf_counter() - began, kept, before)
+
+    def _best_move_locked(self) -> Optional[Term]:
+        A = self.arena
+        if A is None or self._our_choices == 0:
+            return None
+        edge = int(best_edge(A, self.role))
+        if edge < 0:
+            return None
+        return self._runner.move_of(int(A.edge_code[edge]))
+
+    def _stats_locked(self) -> dict:
+        A = self.arena
+        if A is None:
+            return {"rule": self.rule, "iterations": 0}
+        c = A.counters
+        iterations = int(c[C_ITERATIONS])
+        root = int(c[C_ROOT])
+        figures = {
+            "rule": self.rule,
+            "codes": self.params.codes,
+            "iterations": iterations,
+            "playouts": iterations,
+            "iterations_per_s": round(iterations / self._think_seconds, 1) if self._think_seconds > 0 else 0.0,
+            "total_iterations": self._total_iterations,
+            "nodes": int(c[C_NODES]),
+            "node_capacity": int(A.node_hash.shape[0]),
+            "max_depth": int(c[C_MAX_DEPTH]),
+            "mean_leaf_depth": round(c[C_LEAF_DEPTH] / c[C_LEAVES], 2) if c[C_LEAVES] else None,
+            "mean_playout": round(c[C_ROLLOUT_STEPS] / c[C_ROLLOUTS], 2) if c[C_ROLLOUTS] else None,
+            "principal_line": int(depth_of_tree(A, 200)),
+            "root_visits": int(A.node_visits[root]),
+            "root_proven": bool(A.node_flags[root] & PROVEN),
+            "proven_nodes": int(c[C_PROVEN]),
+            "frozen": int(c[C_FREEZES]),
+            "pool_full": int(c[C_FULL]),
+            "collections": self._collections,
+            "memory_mb": round(arena_bytes(A) / 2**20, 1),
+            "errors": self._errors,
+        }
+        if self._last_error:
+            figures["last_error"] = self._last_error
+        top = []
+        if self._our_choices > 0 and A.node_flags[root] & EXPANDED:
+            lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
+            order = sorted(range(lo, hi), key=lambda e: -int(A.edge_n[e]))
+            for e in order[:5]:
+                n = int(A.edge_n[e])
+                top.append({"move": str(self._runner.move_of(int(A.edge_code[e]))), "visits": n,
+                            "value": round(float(A.edge_w[e]) / n, 3) if n else None})
+            best = int(best_edge(A, self.role))
+            if best >= 0:
+                n = int(A.edge_n[best])
+                figures["move"] = str(self._runner.move_of(int(A.edge_code[best])))
+                figures["move_visits"] = n
+                figures["move_value"] = round(float(A.edge_w[best]) / n, 3) if n else None
+        figures["top_moves"] = top
+        return figures
+
+
+def make_tree_search(
+    rule: str,
+    machine: StateMachine,
+    role_index: int,
+    *,
+    seed: Optional[int] = None,
+    options: Optional[dict] = None,
+    **settings,
+) -> TreeSearch:
+    """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
+    (text values are converted), `settings` go to `TreeSearch` (ponder,
+    memory_cap, clock_seconds, ...)."""
+    params = replace(SearchParams(), rule=rule)
+    if options:
+        params = params.with_options(options)
+    return TreeSearch(machine, role_index, params=params, seed=seed, **settings)

@@ -1,0 +1,101 @@
+"""The command line: check, bench and replay, run in process."""
+
+import json
+
+
+from ggp_agent.cli.main import main
+
+from ..helpers import GAMES, shared_path
+
+TICTACTOE = str(GAMES / "tictactoe.kif")
+
+
+def test_check_prints_roles_state_moves_and_a_random_match(capsys):
+    assert main(["check", TICTACTOE, "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "roles: xplayer oplayer" in out
+    assert "initial state: 10 fluents" in out
+    assert "legal moves of xplayer: 9: (mark 1 1)" in out
+    assert "legal moves of oplayer: 1: noop" in out
+    assert "random match:" in out and "terminal, goals:" in out
+
+
+def test_check_rejects_a_broken_game_with_the_rule(tmp_path, capsys):
+    broken = tmp_path / "broken.kif"
+    broken.write_text("(role a)\n(init p)\n(<= (legal a (m ?x)) (true p))\n")
+    assert main(["check", str(broken)]) == 1
+    err = capsys.readouterr().err
+    assert "unsafe variable ?x" in err and "(<= (legal a (m ?x)) (true p))" in err
+
+
+def test_check_rejects_unbalanced_parentheses(tmp_path, capsys):
+    broken = tmp_path / "broken.kif"
+    broken.write_text("(role a)\n(init (p)\n")
+    assert main(["check", str(broken)]) == 1
+    assert "unbalanced '('" in capsys.readouterr().err
+
+
+def test_check_reports_a_missing_file(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "nope.kif")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_bench_json_is_the_last_line(capsys):
+    assert main(["bench", TICTACTOE, "--engine", "prolog", "--seconds", "0.3", "--json"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    report = json.loads(last)
+    assert report["engine"] == "prolog" and report["game"] == "tictactoe"
+    assert report["playouts_per_s"] > 0 and report["state_updates_per_s"] > report["playouts_per_s"]
+
+
+def test_replay_agrees_with_the_reference_trace(capsys):
+    game = shared_path("gdl-corpus", "games", "ticTacToe.kif")
+    trace = shared_path("gdl-corpus", "oracle", "ticTacToe.jsonl")
+    assert main(["replay", str(game), str(trace)]) == 0
+    assert "all agree: 12 steps and 2 terminal states agree" in capsys.readouterr().out
+
+
+def write_trace(path, lines):
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+
+
+def tictactoe_trace_lines(last_state_extra=(), legal_o=("noop",)):
+    cells = [f"(cell {r} {c} b)" for r in (1, 2, 3) for c in (1, 2, 3)]
+    return [
+        {"type": "header", "game": "tictactoe", "roles": ["xplayer", "oplayer"], "walks": 1, "max_steps": 500},
+        {"type": "step", "walk": 0, "step": 0, "state": cells + ["(control xplayer)"],
+         "legal": [[f"(mark {r} {c})" for r in (1, 2, 3) for c in (1, 2, 3)], list(legal_o)],
+         "joint": ["(mark 1 1)", "noop"]},
+        {"type": "step", "walk": 0, "step": 1,
+         "state": sorted(["(cell 1 1 x)"] + cells[1:] + ["(control oplayer)"] + list(last_state_extra)),
+         "legal": [["noop"], [f"(mark {r} {c})" for r in (1, 2, 3) for c in (1, 2, 3) if (r, c) != (1, 1)]],
+         "joint": ["noop", "(mark 2 2)"]},
+    ]
+
+
+def test_replay_exit_codes_and_first_difference(tmp_path, capsys):
+    good = tmp_path / "good.jsonl"
+    write_trace(good, tictactoe_trace_lines())
+    assert main(["replay", TICTACTOE, str(good)]) == 0
+    bad_state = tmp_path / "bad_state.jsonl"
+    write_trace(bad_state, tictactoe_trace_lines(last_state_extra=["(ghost 1)"]))
+    assert main(["replay", TICTACTOE, str(bad_state)]) == 1
+    out = capsys.readouterr().out
+    assert "walk 0 step 1: states differ" in out and "only trace: ['(ghost 1)']" in out
+    bad_legal = tmp_path / "bad_legal.jsonl"
+    write_trace(bad_legal, tictactoe_trace_lines(legal_o=("noop", "(pass)")))
+    assert main(["replay", TICTACTOE, str(bad_legal)]) == 1
+    assert "legal moves of oplayer differ" in capsys.readouterr().out
+
+
+def test_replay_exits_2_when_the_engine_gives_up(tmp_path, capsys):
+    game = tmp_path / "runaway.kif"
+    game.write_text("(role r) (nat 0) (<= (nat (s ?x)) (nat ?x)) (init go) (legal r wait)"
+                    " (<= terminal (nat ?x) (true never)) (goal r 0)")
+    trace = tmp_path / "trace.jsonl"
+    write_trace(trace, [
+        {"type": "header", "game": "runaway", "roles": ["r"], "walks": 1, "max_steps": 5},
+        {"type": "step", "walk": 0, "step": 0, "state": ["go"], "legal": [["wait"]], "joint": ["wait"]},
+    ])
+    assert main(["replay", str(game), str(trace), "--time-limit", "0.5"]) == 2
+    assert "the engine failed" in capsys.readouterr().out

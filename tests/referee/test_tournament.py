@@ -1,0 +1,135 @@
+"""Tournaments: seats, scores and intervals; real tournaments of in-process
+players on the local process pool and on a real local Dask cluster (127.0.0.1)."""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ggp_agent.referee.tournament import (
+    player_labels, run_tournament, seat_scores, seating, wilson_interval,
+)
+from ..helpers import TICTACTOE
+
+#: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
+PLAYERS = ["agent:time=0.1", "random"]
+
+
+def test_seats_alternate_and_scores():
+    assert [seating(i, 2, 2) for i in range(4)] == [(0, 1), (1, 0), (0, 1), (1, 0)]
+    assert seating(2, 3, 2) == (2, 0)
+    assert seat_scores([100, 0]) == [1.0, 0.0]
+    assert seat_scores([0, 50, 50]) == [0.0, 0.75, 0.75]
+    assert player_labels(["agent", "agent", "random"]) == ["agent #1", "agent #2", "random"]
+
+
+def test_wilson_interval():
+    low, high = wilson_interval(20, 20)
+    assert high == 1.0 and 0.83 < low < 0.84
+    low, high = wilson_interval(0, 20)
+    assert low == 0.0 and 0.16 < high < 0.17
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))  # no matches, no interval
+
+
+def check_outputs(result, out: Path, games: int):
+    assert not result.failures, result.failures
+    data = json.loads((out / "tournament.json").read_text())
+    assert data["games"] == games and len(data["matches"]) == games
+    assert sum(s["matches"] for s in data["summary"]) == 2 * games
+    for summary in data["summary"]:
+        assert summary["errors"] == 0
+        assert summary["ci95"][0] <= summary["winrate"] <= summary["ci95"][1]
+    with (out / "matches.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == games
+    assert [row["seat0_player"] for row in rows[:2]] == PLAYERS  # seats alternate
+    assert [row["seat1_player"] for row in rows[:2]] == PLAYERS[::-1]
+    assert all(row["seat0_goal"] != "" for row in rows)
+    png = (out / "winrate.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 5000
+    assert len(list((out / "records").glob("*.json"))) == games
+
+
+def test_small_tournament_on_the_local_pool(tmp_path):
+    result = run_tournament(TICTACTOE, ["random", "legal"], 4, 5, 1, tmp_path, workers=2)
+    assert [s.matches for s in result.summaries] == [4, 4]
+    assert not result.failures
+
+
+@pytest.mark.slow
+def test_twenty_matches_on_the_local_pool(tmp_path):
+    result = run_tournament(TICTACTOE, PLAYERS, 20, 5, 1, tmp_path, workers=2)
+    check_outputs(result, tmp_path, 20)
+    assert result.summaries[0].winrate > result.summaries[1].winrate  # searching beats random
+
+
+def test_cli_tournament_self_play(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "-m", "ggp_agent.cli", "-q", "tournament", str(TICTACTOE), "--players", "legal", "legal",
+         "--games", "2", "--workers", "1", "--startclock", "5", "--playclock", "1", "--out", str(tmp_path),
+         "--no-progress"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "legal #1" in completed.stdout and "legal #2" in completed.stdout
+    data = json.loads((tmp_path / "tournament.json").read_text())
+    # legal vs legal is deterministic: the same seat wins both times.
+    assert data["summary"][0]["winrate"] == data["summary"][1]["winrate"] == 0.5
+
+
+@pytest.fixture
+def dask_cluster(tmp_path):
+    """A real Dask scheduler and two workers, all on 127.0.0.1, stopped afterwards."""
+    dask = Path(sys.executable).with_name("dask")
+    if not dask.exists():
+        pytest.skip("the dask command is not installed (pip install 'ggp-agent[cluster]')")
+    scheduler_file = tmp_path / "scheduler.json"
+    logs = (tmp_path / "scheduler.log").open("w")
+    processes = [subprocess.Popen(
+        [str(dask), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+         "--scheduler-file", str(scheduler_file)],
+        stdout=logs, stderr=subprocess.STDOUT,
+    )]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        processes.append(subprocess.Popen(
+            [str(dask), "worker", "--scheduler-file", str(scheduler_file), "--host", "127.0.0.1",
+             "--nworkers", "2", "--nthreads", "1", "--no-dashboard", "--memory-limit", "4GiB"],
+            stdout=(tmp_path / "workers.log").open("w"), stderr=subprocess.STDOUT,
+        ))
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in reversed(processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        logs.close()
+
+
+@pytest.mark.slow
+def test_twenty_matches_on_a_local_dask_cluster(dask_cluster, tmp_path):
+    out = tmp_path / "out"
+    result = run_tournament(TICTACTOE, PLAYERS, 20, 5, 1, out, cluster=dask_cluster)
+    assert result.backend == f"dask {dask_cluster}"
+    check_outputs(result, out, 20)
+    workers = {row["worker"] for row in result.rows if "worker" in row}
+    assert os.getpid() not in workers

@@ -1,7 +1,8 @@
-"""Bit tricks and the random number generator every kernel shares.
+"""Bit tricks, hashing and the random number generator every kernel shares.
 
 `rand_below` is xorshift64* over a uint64[1] state array (`arrays.new_rng`): one
 state per thread, passed in, so kernels stay pure functions of their arrays.
+`mix64` (splitmix64's finalizer) spreads the bits of the search's hashes.
 """
 
 from __future__ import annotations
@@ -46,3 +47,17 @@ def lowest_bit_index(word):
     """Index of the lowest set bit of a non-zero uint64."""
     low = word & (~word + ONE)
     return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> _S58)]
+
+
+_K2 = np.uint64(0xBF58476D1CE4E5B9)
+_K3 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S31 = np.uint64(31)
+
+
+@kernel
+def mix64(x):
+    """splitmix64's finalizer: a well-spread 64-bit hash of x."""
+    x = (x ^ (x >> _S30)) * _K2
+    x = (x ^ (x >> _S27)) * _K3
+    return x ^ (x >> _S31)

@@ -255,25 +255,42 @@ def _candidates(head_vars, literal_vars, body) -> list[frozenset]:
     and each connected group of them (variables linked by sharing a literal)."""
     free = [v for v in _ordered_variables(body) if v not in head_vars]
     candidates = [frozenset([v]) for v in free]
-    parent = {v: v for v in free}
-
-    def find(v):
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
+    sets = _DisjointSets(free)
     for vs in literal_vars:
-        members = [v for v in vs if v in parent]
-        for other in members[1:]:
-            parent[find(other)] = find(members[0])
+        sets.join([v for v in vs if v in sets])
     groups: dict = {}
     for v in free:
-        groups.setdefault(find(v), set()).add(v)
+        groups.setdefault(sets.find(v), set()).add(v)
     for group in groups.values():
         if len(group) > 1:
             candidates.append(frozenset(group))
     return candidates
+
+
+class _DisjointSets:
+    """Variables grouped by the literals they share (union-find with path halving)."""
+
+    def __init__(self, items) -> None:
+        self._parent: dict = {item: item for item in items}
+
+    def __contains__(self, item) -> bool:
+        return item in self._parent
+
+    def add(self, items) -> None:
+        for item in items:
+            self._parent.setdefault(item, item)
+
+    def find(self, item):
+        parent = self._parent
+        while parent[item] != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    def join(self, items) -> None:
+        """Put all of `items` (each already added) in one set."""
+        for other in items[1:]:
+            self._parent[self.find(other)] = self.find(items[0])
 
 
 def _ordered_variables(body) -> list[Variable]:
@@ -370,25 +387,16 @@ def answer_plan(head: Sentence, body: list[Literal], is_static: Callable[[tuple[
     ordered = join_order(body, is_static, keep_first=keep_first)
     first_literal = ordered[0] if keep_first and ordered and is_positive_sentence(ordered[0]) else None
     head_vars = set(variables(head))
-    parent: dict[Variable, Variable] = {}
-
-    def find(v):
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
+    sets = _DisjointSets(())
     for literal in ordered:
         names = [v for v in variables(literal) if v not in head_vars]
-        for v in names:
-            parent.setdefault(v, v)
-        for v in names[1:]:
-            parent[find(v)] = find(names[0])
+        sets.add(names)
+        sets.join(names)
 
     def group_of(literal):
         for v in variables(literal):
             if v not in head_vars:
-                return find(v)
+                return sets.find(v)
         return None
 
     positives = [l for l in ordered if is_positive_sentence(l)]

@@ -192,27 +192,19 @@ class PrologStateMachine(StateMachine):
     def random_playout(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,
                        seed: Optional[int] = None) -> Playout:
         """One random playout in a single Prolog call."""
-        def read(refs: int) -> Playout:
-            goals = [swipl.get_int(item) for item in swipl.get_list(refs + 3)]
-            steps = swipl.get_int(refs + 4)
-            final = swipl.get_term(refs + 5)
-            return Playout(tuple(goals), steps, str(final) == "true")
-
         if seed is not None:
             self._thread.call(_set_seed, seed)
         return self._query(
             "random_playout",
             [pt.term_list(state), pt.integer(max_steps), pt.var, pt.var, pt.var],
-            read,
+            _read_playout_end,
         )
 
     def random_playout_moves(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,
                              seed: Optional[int] = None) -> RecordedPlayout:
         """A random playout that also reports its moves, in one Prolog call."""
         def read(refs: int) -> RecordedPlayout:
-            goals = [swipl.get_int(item) for item in swipl.get_list(refs + 3)]
-            steps = swipl.get_int(refs + 4)
-            final = swipl.get_term(refs + 5)
+            end = _read_playout_end(refs)
             record = []
             for step in swipl.get_list(refs + 6):
                 joint = []
@@ -220,7 +212,7 @@ class PrologStateMachine(StateMachine):
                     term = swipl.get_term(item)
                     joint.append((term.args[0], term.functor == "c"))
                 record.append(tuple(joint))
-            return RecordedPlayout(tuple(goals), steps, str(final) == "true", record)
+            return RecordedPlayout(end.goals, end.steps, end.terminal, record)
 
         if seed is not None:
             self._thread.call(_set_seed, seed)
@@ -296,6 +288,12 @@ class PrologStateMachine(StateMachine):
                 self.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+def _read_playout_end(refs: int) -> Playout:
+    """Goals, steps and terminal flag: arguments 4 to 6 of a playout query."""
+    goals = tuple(swipl.get_int(item) for item in swipl.get_list(refs + 3))
+    return Playout(goals, swipl.get_int(refs + 4), str(swipl.get_term(refs + 5)) == "true")
 
 
 def _set_seed(seed: int) -> None:

@@ -107,28 +107,10 @@ def collect_garbage(A):
         free = A.node_edges[node, roles]
     A.counters[C_EDGES] = free
     # tables: slide down in table order, owners renumbered
-    kept_tables = 0
-    for t in range(A.counters[C_AMAF]):
-        owner = A.amaf_owner[t]
-        if (A.node_flags[owner] & MARKED) != 0 and A.node_amaf[owner] == t:
-            if kept_tables != t:
-                A.amaf_n[kept_tables, :] = A.amaf_n[t, :]
-                A.amaf_w[kept_tables, :] = A.amaf_w[t, :]
-            A.amaf_owner[kept_tables] = remap[owner]
-            A.node_amaf[owner] = kept_tables
-            kept_tables += 1
-    A.counters[C_AMAF] = kept_tables
-    kept_tables = 0
-    for t in range(A.counters[C_PERM]):
-        owner = A.perm_owner[t]
-        if (A.node_flags[owner] & MARKED) != 0 and A.node_perm[owner] == t:
-            if kept_tables != t:
-                A.perm_n[kept_tables, :] = A.perm_n[t, :]
-                A.perm_q[kept_tables, :] = A.perm_q[t, :]
-            A.perm_owner[kept_tables] = remap[owner]
-            A.node_perm[owner] = kept_tables
-            kept_tables += 1
-    A.counters[C_PERM] = kept_tables
+    A.counters[C_AMAF] = _slide_tables(A.node_flags, remap, A.counters[C_AMAF], A.amaf_owner, A.node_amaf,
+                                       A.amaf_n, A.amaf_w)
+    A.counters[C_PERM] = _slide_tables(A.node_flags, remap, A.counters[C_PERM], A.perm_owner, A.node_perm,
+                                       A.perm_n, A.perm_q)
     # nodes: slide down (new index <= old index, ascending: safe in place)
     proven = 0
     for node in range(n_nodes):
@@ -173,6 +155,23 @@ def collect_garbage(A):
         A.tr_joint[s] = tr_key[i]
         A.tr_child[s] = child
         A.counters[C_TRANSITIONS] += 1
+    return kept
+
+
+@kernel
+def _slide_tables(node_flags, remap, used, owners, node_table, counts, values):
+    """Keep a pool's tables whose owner is marked: slide them down in table
+    order, renumber their owners; returns how many are kept."""
+    kept = 0
+    for t in range(used):
+        owner = owners[t]
+        if (node_flags[owner] & MARKED) != 0 and node_table[owner] == t:
+            if kept != t:
+                counts[kept, :] = counts[t, :]
+                values[kept, :] = values[t, :]
+            owners[kept] = remap[owner]
+            node_table[owner] = kept
+            kept += 1
     return kept
 
 

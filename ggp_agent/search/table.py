@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..propnet.bits import mix64
 from ..propnet.jit import kernel
 from .arena import C_CODES, C_NODES, C_TRANSITIONS, C_TT, PROVEN, TERMINAL
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)
-_K2 = np.uint64(0xBF58476D1CE4E5B9)
-_K3 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
-
-
-@kernel
-def mix64(x):
-    """splitmix64's finalizer: a well-spread 64-bit hash of x."""
-    x = (x ^ (x >> _S30)) * _K2
-    x = (x ^ (x >> _S27)) * _K3
-    return x ^ (x >> _S31)
 
 
 @kernel

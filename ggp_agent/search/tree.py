@@ -187,6 +187,17 @@ def attach_child(A, h, check, words):
 
 
 @kernel
+def _note_code(A, c, n_codes, stamp, seen):
+    """Add code c to the iteration's distinct codes (`A.seen[:seen]`) unless it
+    is there already or is not a choice; returns the new count."""
+    if 0 <= c < n_codes and A.stamp[c] != stamp:
+        A.stamp[c] = stamp
+        A.seen[seen] = c
+        seen += 1
+    return seen
+
+
+@kernel
 def backup(A, P, n_rollout, chosen_last, leaf_depth):
     """Back the playout up the path: A.goals (0..100 per role) is its outcome,
     A.rollout[:n_rollout] its random part; `chosen_last` is 1 when the path's
@@ -218,19 +229,11 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
         seen = 0
         for t in range(n_rollout - 1, -1, -1):
             for r in range(roles):
-                c = A.rollout[t, r]
-                if 0 <= c < n_codes and A.stamp[c] != stamp:
-                    A.stamp[c] = stamp
-                    A.seen[seen] = c
-                    seen += 1
+                seen = _note_code(A, A.rollout[t, r], n_codes, stamp, seen)
         for k in range(steps, -1, -1):
             if k < steps:
                 for r in range(roles):
-                    c = A.path_code[k, r]
-                    if 0 <= c < n_codes and A.stamp[c] != stamp:
-                        A.stamp[c] = stamp
-                        A.seen[seen] = c
-                        seen += 1
+                    seen = _note_code(A, A.path_code[k, r], n_codes, stamp, seen)
             if k < length:
                 t = A.node_amaf[A.path_node[k]]
                 if t >= 0:

@@ -64,7 +64,7 @@ _BUILT_IN = {("true", 1), ("does", 2)}
 #: that a game without, say, `init` rules has an empty initial state, not an error.
 _ALWAYS_DECLARED = {
     ("role", 1), ("init", 1), ("legal", 2), ("next", 1), ("goal", 2),
-    ("terminal", 0), ("base", 1), ("input", 2),
+    ("terminal", 0), ("base", 1), ("input", 2), ("sees", 2),
 }
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from ..gdl import GdlError, load_game
+from ..gdl import RANDOM_ROLE, GdlError, load_game
 from ..gdl.terms import Term
 from ..gdl.validate import ValidatedGame
 from ..movecodes import MoveCodes
@@ -177,6 +177,16 @@ class PrologStateMachine:
             lambda refs: _read_term_list(refs + 3),
         )
         return frozenset(fluents)
+
+    def percepts(self, state: State, joint_move: Sequence[Term], role: int) -> tuple[Term, ...]:
+        if len(joint_move) != len(self._roles):
+            raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint_move)}")
+        seen = self._query(
+            "percepts",
+            [_state_filler(state), _list_filler(list(joint_move)), _term_filler(self._roles[role]), _var_filler],
+            lambda refs: _read_term_list(refs + 4),
+        )
+        return sorted_moves(seen)
 
     def is_terminal(self, state: State) -> bool:
         return bool(self._query("is_terminal", [_state_filler(state)], None))
@@ -354,6 +364,8 @@ class PrologStateMachine:
                 self._warn_goal(f"goal value {number} of role {role} is outside 0..100; clamped")
                 number = min(100, max(0, number))
             numbers.append(number)
+        if not numbers and role == RANDOM_ROLE:
+            return 0
         if not numbers:
             self._warn_goal(f"role {role} has no goal value in a state; scored 0")
             return 0

@@ -8,6 +8,11 @@ A state is a frozenset of ground fluents (the X of each `(true X)`); a move is a
 ground term; a joint move is one move per role, in role order. Roles are addressed
 by their index in `roles`. Engines keep faster internal forms (Prolog terms,
 bitsets) behind this boundary.
+
+GDL-II games (`ValidatedGame.dialect`) go through the same protocol: the chance
+role `random` is a role like the others (its legal moves are asked for the same
+way; the game master, or whoever runs the match, picks among them uniformly),
+and `percepts` says what each role perceives after a joint move.
 """
 
 from __future__ import annotations
@@ -57,6 +62,18 @@ class StateMachine(Protocol):
         """The state after every role plays its move of `joint_move` (role order)."""
         ...
 
+    def percepts(self, state: State, joint_move: Sequence[Term], role: int) -> tuple[Term, ...]:
+        """What role index `role` perceives when `joint_move` is played in `state`.
+
+        Every P of a true `(sees ROLE P)` with `state` as the current state and
+        `joint_move` as the moves (the `does`), evaluated as `next` is; sorted as
+        legal moves are, without duplicates. A game without `sees` rules (every
+        perfect-information game) gives every role no percepts: `()`. The moves
+        are not checked for legality, as in `next_state`; a joint move of the
+        wrong length raises IllegalMoveError.
+        """
+        ...
+
     def is_terminal(self, state: State) -> bool:
         """True when the game is over in `state`."""
         ...
@@ -66,6 +83,8 @@ class StateMachine(Protocol):
 
         A role with no goal value gets 0, one with several gets the highest; the
         engine logs such a game once (real games, e.g. chess, have these bugs).
+        The chance role `random` plays for no goal: 0 when the game gives it
+        none, without a log line.
         """
         ...
 
@@ -75,7 +94,8 @@ class StateMachine(Protocol):
 
 
 def sorted_moves(moves) -> tuple[Term, ...]:
-    """Moves in the order the protocol boundary promises: by KIF text, no duplicates."""
+    """Moves (and percepts) in the order the protocol boundary promises: by KIF
+    text, no duplicates."""
     return tuple(sorted(set(moves), key=str))
 
 

@@ -14,6 +14,7 @@ import json
 import logging
 import logging.handlers
 import os
+import random
 import signal
 import sys
 import threading
@@ -22,8 +23,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .engines import ENGINES, make_state_machine
-from .gdl import GdlError, load_game
+from .gdl import Dialect, GdlError, load_game
 from .player import PLAYER_KINDS
+from .reasoner.percepts import random_match_percept_counts
 from .reasoner.statemachine import ReasonerError
 from .searchers import SEARCH_RULES
 
@@ -191,6 +193,7 @@ def run_check(args) -> int:
         machine = make_state_machine(args.engine, game)
         try:
             print(f"roles: {' '.join(map(str, machine.roles))}")
+            print(f"dialect: {_dialect_text(game)}")
             state = machine.initial_state()
             print(f"initial state: {len(state)} fluents")
             for index, role in enumerate(machine.roles):
@@ -203,6 +206,10 @@ def run_check(args) -> int:
             goals, steps, final = _random_match(machine, state, args.seed)
             ending = "terminal" if final else "cut at the step limit"
             print(f"random match: {steps} joint moves, {ending}, goals: {' '.join(map(str, goals))}")
+            if game.dialect is Dialect.GDL_II:
+                counts = random_match_percept_counts(machine, state, random.Random(args.seed))
+                shown = ", ".join(f"{role} {count}" for role, count in zip(machine.roles, counts))
+                print(f"percepts in a random match: {shown}")
         finally:
             machine.close()
     except ReasonerError as error:
@@ -211,10 +218,15 @@ def run_check(args) -> int:
     return 0
 
 
+def _dialect_text(game) -> str:
+    chance = [] if game.random_role is None else [f"chance role {game.roles[game.random_role]}"]
+    sees = ["sees rules" if game.has_sees else "no sees rules: no role perceives anything"]
+    return "GDL" if game.dialect is Dialect.GDL else f"{game.dialect.value} ({'; '.join(chance + sees)})"
+
+
 def _random_match(machine, state, seed):
     if hasattr(machine, "random_playout"):
         return machine.random_playout(state, seed=seed)
-    import random
 
     rng = random.Random(seed)
     steps = 0

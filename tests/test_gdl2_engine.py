@@ -103,3 +103,21 @@ def test_the_propnet_refuses_a_gdl_ii_game_and_the_choice_gives_it_to_prolog():
         assert machine.percepts(machine.initial_state(), terms("wait", "wait", "(hide heads)"), 1)
     finally:
         machine.close()
+
+
+def test_a_role_variable_only_the_sees_head_binds_is_bound_by_the_query():
+    game = load_game("""
+        (role a) (role b)
+        (init p)
+        (legal a go) (legal b go)
+        (<= (next p) (true p))
+        (<= (sees ?r (me ?r)) (true p))
+        (<= (sees ?r others) (distinct ?r a))
+        (<= terminal (true q))
+        (goal a 0) (goal b 0)
+    """)
+    with make_state_machine("prolog", game) as machine:
+        joint = terms("go", "go")
+        state = machine.initial_state()
+        assert machine.percepts(state, joint, 0) == terms("(me a)")
+        assert machine.percepts(state, joint, 1) == terms("(me b)", "others")

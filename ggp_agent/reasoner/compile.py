@@ -87,8 +87,8 @@ def order_body(rule: Rule) -> tuple[Literal, ...]:
             ordered.append(literal)
             bound.update(variables(literal))
             release()
-    # Literals whose variables only the head binds (a role variable in `legal` or
-    # `goal`, which the state machine binds when it asks) run last, after the
+    # Literals whose variables only the head binds (a role variable in `legal`,
+    # `goal` or `sees`, which the state machine binds when it asks) run last, after the
     # caller's bindings; anything else unsafe was rejected by validation.
     ordered.extend(pending)
     return tuple(ordered)

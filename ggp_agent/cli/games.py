@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import random
 import sys
 import time
 from pathlib import Path
 
 from ..engines import ENGINES, make_state_machine
+from ..gdl import Dialect
+from ..reasoner.percepts import random_match_percept_counts
 from ..reasoner.statemachine import ReasonerError
 from .errors import CommandError, read_game
 
@@ -59,6 +62,7 @@ def run_check(args) -> int:
     try:
         with make_state_machine(args.engine, game) as machine:
             print(f"roles: {' '.join(map(str, machine.roles))}")
+            print(f"dialect: {_dialect_text(game)}")
             state = machine.initial_state()
             print(f"initial state: {len(state)} fluents")
             for index, role in enumerate(machine.roles):
@@ -71,9 +75,19 @@ def run_check(args) -> int:
             goals, steps, terminal = machine.random_playout(state, seed=args.seed)
             ending = "terminal" if terminal else "cut at the step limit"
             print(f"random match: {steps} joint moves, {ending}, goals: {' '.join(map(str, goals))}")
+            if game.dialect is Dialect.GDL_II:
+                counts = random_match_percept_counts(machine, state, random.Random(args.seed))
+                shown = ", ".join(f"{role} {count}" for role, count in zip(machine.roles, counts))
+                print(f"percepts in a random match: {shown}")
     except ReasonerError as error:
         raise CommandError(f"{args.game}: {error}", 1) from None
     return 0
+
+
+def _dialect_text(game) -> str:
+    chance = [] if game.random_role is None else [f"chance role {game.roles[game.random_role]}"]
+    sees = ["sees rules" if game.has_sees else "no sees rules: no role perceives anything"]
+    return "GDL" if game.dialect is Dialect.GDL else f"{game.dialect.value} ({'; '.join(chance + sees)})"
 
 
 def run_bench(args) -> int:

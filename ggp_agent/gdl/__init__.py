@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Union
 
+from .dialect import RANDOM_ROLE, Dialect
 from .errors import GdlError, GdlSyntaxError, GdlValidationError
 from .reader import parse_rules, parse_term, read_forms, rules_from_sexps
 from .terms import (
@@ -26,7 +27,7 @@ def load_game(source: Union[str, Path, tuple[Rule, ...]]) -> ValidatedGame:
 
 
 __all__ = [
-    "KEYWORDS", "Compound", "Distinct", "GdlError", "GdlSyntaxError", "GdlValidationError",
+    "KEYWORDS", "RANDOM_ROLE", "Compound", "Dialect", "Distinct", "GdlError", "GdlSyntaxError", "GdlValidationError",
     "Literal", "Not", "Or", "Rule", "Symbol", "Term", "ValidatedGame", "Variable",
     "is_ground", "load_game", "parse_rules", "parse_term", "read_forms", "relation_key",
     "rules_from_sexps", "substitute", "validate", "variables",

@@ -2,31 +2,46 @@
 
 Errors (the game is rejected, naming the rule): malformed heads, a relation or
 function used with two arities, unsafe variables, no roles, disjunctions that
-explode. Warnings (the game is still played): unstratified negation and breaches
-of the recursion restriction, which real games commit (cubicup_3player) while
-staying playable, and dependencies the GDL spec forbids but a reasoner survives.
+explode, `next` or `sees` in a rule body, `random` used as a relation.
+Warnings (the game is still played): unstratified negation and breaches of the
+recursion restriction, which real games commit (cubicup_3player) while staying
+playable, and dependencies the GDL spec forbids but a reasoner survives.
+
+GDL-II's `sees` is checked as `next` is: only rule heads define it, its body
+may use `true` and `does`. Which dialect a game is in is `dialect.py`'s to say.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from .analysis import DependencyGraph, build_dependency_graph, sentence_of
+from .dialect import SEES, Dialect, dialect_of, random_role_index
 from .errors import GdlValidationError
 from .normalize import expand_disjunctions, is_positive_sentence
-from .terms import Compound, Distinct, Rule, Symbol, Variable, is_ground, relation_key, variables
+from .terms import (
+    Compound, Distinct, Rule, Symbol, Term, Variable, is_ground, relation_key, variables,
+)
 
 #: The arity GDL fixes for each reserved relation.
 KEYWORD_ARITY = {
     "role": 1, "init": 1, "true": 1, "does": 2, "next": 1, "legal": 2,
-    "goal": 2, "terminal": 0, "base": 1, "input": 2, "sees": 2, "random": 0,
+    "goal": 2, "terminal": 0, "base": 1, "input": 2, "sees": 2,
 }
 
 #: Relations the state machine queries with the role (first argument) bound.
-_QUERIED_WITH_ROLE = {("legal", 2), ("goal", 2)}
+_QUERIED_WITH_ROLE = {("legal", 2), ("goal", 2), SEES}
 
 #: Relations a rule may not define.
 _NOT_DEFINABLE = {"true", "does", "distinct", "not", "or"}
+
+#: What a joint move leads to (the next state, each role's percepts): only rule
+#: heads define them; no rule may ask for them in its body.
+_HEAD_ONLY = {"next", "sees"}
+
+#: Reserved words that are no relation at all (GDL-II's chance role).
+_NOT_RELATIONS = {"random"}
 
 
 @dataclass
@@ -39,6 +54,21 @@ class ValidatedGame:
     roles: tuple[Symbol | Compound, ...]
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def dialect(self) -> Dialect:
+        """GDL, or GDL-II when the game has the role `random` or `sees` rules."""
+        return dialect_of(self.roles, self.graph.depends_on)
+
+    @property
+    def random_role(self) -> Optional[int]:
+        """The index in `roles` of the chance role `random`, or None."""
+        return random_role_index(self.roles)
+
+    @property
+    def has_sees(self) -> bool:
+        """True when some rule defines `sees` (what a role perceives after a move)."""
+        return SEES in self.graph.depends_on
+
 
 def validate(rules: tuple[Rule, ...]) -> ValidatedGame:
     """Check a parsed game; raise GdlValidationError on the first breaking rule."""
@@ -49,6 +79,7 @@ def validate(rules: tuple[Rule, ...]) -> ValidatedGame:
 
     for rule in plain:
         _check_head(rule, origin[rule])
+        _check_reserved_in_body(rule, origin[rule])
     _check_arities(pairs)
     used = {relation_key(s) for r in plain for s in map(sentence_of, r.body) if s is not None}
     kept = []
@@ -82,6 +113,7 @@ def validate(rules: tuple[Rule, ...]) -> ValidatedGame:
         )
     warnings.extend(_recursion_restriction_warnings(plain, origin, graph))
     warnings.extend(_dependency_warnings(graph))
+    warnings.extend(_percept_warnings(plain, origin, roles))
     for key in (("terminal", 0), ("legal", 2), ("goal", 2)):
         if key not in graph.relations:
             warnings.append(f"the game defines no {key[0]} rule")
@@ -95,6 +127,24 @@ def _check_head(rule: Rule, origin: Rule) -> None:
         raise GdlValidationError(f"'{name}' cannot be defined by a rule or fact", rule=str(origin))
     if name == "<=":
         raise GdlValidationError("'<=' cannot be a relation name", rule=str(origin))
+    if name in _NOT_RELATIONS:
+        raise GdlValidationError(f"'{name}' is the GDL-II chance role, not a relation", rule=str(origin))
+
+
+def _check_reserved_in_body(rule: Rule, origin: Rule) -> None:
+    """`next` and `sees` say what a joint move leads to: a body may not ask for them
+    (GDL and GDL-II both restrict them to heads); `random` is no relation."""
+    for literal in rule.body:
+        sentence = sentence_of(literal)
+        if sentence is None:
+            continue
+        name = relation_key(sentence)[0]
+        if name in _HEAD_ONLY:
+            raise GdlValidationError(
+                f"'{name}' may only be the head of a rule, not a condition in its body", rule=str(origin)
+            )
+        if name in _NOT_RELATIONS:
+            raise GdlValidationError(f"'{name}' is the GDL-II chance role, not a relation", rule=str(origin))
 
 
 def _check_arities(pairs) -> None:
@@ -194,6 +244,17 @@ def _recursion_restriction_warnings(plain, origin, graph: DependencyGraph) -> li
                     continue
                 found.append(f"recursion restriction: argument {arg} of {sentence} in rule {origin[rule]}")
                 break
+    return found[:20]
+
+
+def _percept_warnings(plain, origin, roles: tuple[Term, ...]) -> list[str]:
+    """A `sees` rule for a ground first argument that is no role: nobody perceives it."""
+    found = []
+    for rule in plain:
+        if relation_key(rule.head) == SEES:
+            perceiver = rule.head.args[0]
+            if is_ground(perceiver) and perceiver not in roles:
+                found.append(f"{perceiver} is not a role, so nobody perceives it: {origin[rule]}")
     return found[:20]
 
 

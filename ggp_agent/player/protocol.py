@@ -6,6 +6,11 @@ GameController prints the same dataclasses back into KIF to send them. Message
 keywords are case-insensitive (`(INFO)`, `( PLAY id NIL )`); match ids, roles and
 moves keep their case, because a move sent back in another case is illegal.
 
+GDL-II matches (the Dresden game master's protocol) have their own PLAY and
+STOP: `(play MATCHID TURN LASTMOVE PERCEPTS)`, parsed into `PerceptPlay` and
+`PerceptStop`. The parser tells the two forms apart by their shape (two
+arguments or four), so a player meets whichever its game master speaks.
+
 Parsing reuses the GDL reader (`read_forms`), so there is one tokenizer in the
 project. Every failure is a `ProtocolError` naming the message and what is wrong
 with it, in one line, fit for an HTTP 400 reply. This module knows nothing of
@@ -132,6 +137,47 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class PerceptPlay:
+    """`(play MATCHID TURN LASTMOVE PERCEPTS)`: GDL-II's PLAY; our move is due.
+
+    A GDL-II player sees neither the state nor the others' moves. `turn` is 0 on
+    the first PLAY and grows by one with each PLAY or STOP; `last_move` is our own
+    move as the game master executed it last turn (it differs from our reply when
+    that was late or illegal), None at turn 0; `percepts` is what we perceived of
+    that turn (the `sees` facts of our role), empty at turn 0. Printed, empty
+    percepts and a missing move are `nil`.
+    """
+
+    match_id: str
+    turn: int
+    last_move: Optional[Term]
+    percepts: tuple[Term, ...]
+
+    def to_kif(self) -> str:
+        return _format_percept_message("play", self)
+
+
+@dataclass(frozen=True)
+class PerceptStop:
+    """`(stop MATCHID TURN LASTMOVE PERCEPTS)`: GDL-II's STOP; the game ended after
+    our `last_move`, and `percepts` are what we perceived of that last turn."""
+
+    match_id: str
+    turn: int
+    last_move: Optional[Term]
+    percepts: tuple[Term, ...]
+
+    def to_kif(self) -> str:
+        return _format_percept_message("stop", self)
+
+
+def _format_percept_message(keyword: str, message: "PerceptPlay | PerceptStop") -> str:
+    move = "nil" if message.last_move is None else str(message.last_move)
+    percepts = _format_moves(message.percepts or None)
+    return f"({keyword} {message.match_id} {message.turn} {move} {percepts})"
+
+
+@dataclass(frozen=True)
 class Abort:
     """`(abort MATCHID)`: the match was cancelled."""
 
@@ -141,10 +187,13 @@ class Abort:
         return f"(abort {self.match_id})"
 
 
-Message = Union[Info, Preview, Start, Play, Stop, Abort]
+Message = Union[Info, Preview, Start, Play, Stop, PerceptPlay, PerceptStop, Abort]
 
-#: keyword -> number of arguments after it.
-_ARITY = {"info": 0, "preview": 2, "start": 5, "play": 2, "stop": 2, "abort": 1}
+#: keyword -> the numbers of arguments it may take after it.
+_ARITY = {"info": (0,), "preview": (2,), "start": (5,), "play": (2, 4), "stop": (2, 4), "abort": (1,)}
+
+#: The two forms of PLAY and STOP, for error messages.
+_PLAY_FORMS = "2 arguments (MOVES) or 4 (GDL-II: TURN LASTMOVE PERCEPTS)"
 
 
 def parse_message(text: str) -> Message:
@@ -175,10 +224,8 @@ def parse_message(text: str) -> Message:
     args = sexp[1:]
     if keyword not in _ARITY:
         raise UnknownMessageError(f"unknown message '{sexp[0]}'", text)
-    if len(args) != _ARITY[keyword]:
-        raise MalformedMessageError(
-            f"'{keyword}' takes {_ARITY[keyword]} arguments, got {len(args)}", text
-        )
+    if len(args) not in _ARITY[keyword]:
+        raise MalformedMessageError(f"'{keyword}' takes {_arity_text(keyword)}, got {len(args)}", text)
     if keyword == "info":
         return Info()
     if keyword == "preview":
@@ -191,11 +238,46 @@ def parse_message(text: str) -> Message:
             start_clock=_clock(args[3], "start clock", text),
             play_clock=_clock(args[4], "play clock", text),
         )
+    if keyword in ("play", "stop") and len(args) == 4:
+        kind = PerceptPlay if keyword == "play" else PerceptStop
+        return kind(
+            match_id=_match_id(args[0], text),
+            turn=_turn(args[1], text),
+            last_move=_optional_move(args[2], text),
+            percepts=_percepts(args[3], text),
+        )
     if keyword == "play":
         return Play(_match_id(args[0], text), _moves(args[1], text))
     if keyword == "stop":
         return Stop(_match_id(args[0], text), _moves(args[1], text))
     return Abort(_match_id(args[0], text))
+
+
+def _arity_text(keyword: str) -> str:
+    counts = _ARITY[keyword]
+    return _PLAY_FORMS if len(counts) > 1 else f"{counts[0]} arguments"
+
+
+def _turn(sexp: SExp, text: str) -> int:
+    if isinstance(sexp, str) and sexp.isascii() and sexp.isdigit():
+        return int(sexp)
+    raise MalformedMessageError(f"the turn must be a whole number, not {_quote(sexp_to_kif(sexp))}", text)
+
+
+def _is_nil(sexp: SExp) -> bool:
+    return isinstance(sexp, str) and sexp.lower() == "nil"
+
+
+def _optional_move(sexp: SExp, text: str) -> Optional[Term]:
+    return None if _is_nil(sexp) else _ground_term(sexp, "last move", text)
+
+
+def _percepts(sexp: SExp, text: str) -> tuple[Term, ...]:
+    if _is_nil(sexp):
+        return ()
+    if isinstance(sexp, str):
+        raise MalformedMessageError(f"percepts must be nil or a list of percepts, not {_quote(sexp)}", text)
+    return tuple(_ground_term(item, "percept", text) for item in sexp)
 
 
 def _match_id(sexp: SExp, text: str) -> str:
@@ -238,7 +320,7 @@ def _rules(sexp: SExp, text: str) -> tuple[Rule, ...]:
 
 def _moves(sexp: SExp, text: str) -> Optional[tuple[Term, ...]]:
     if isinstance(sexp, str):
-        if sexp.lower() == "nil":
+        if _is_nil(sexp):
             return None
         raise MalformedMessageError(f"moves must be nil or a list of moves, not {sexp}", text)
     return tuple(_ground_term(item, "move", text) for item in sexp)

@@ -10,6 +10,9 @@ Building grounds the rules (Prolog), builds and simplifies the network, and
 packs the arrays; each step is bounded (`time_limit` seconds in all, caps on
 atoms and instances) and a failure raises `PropnetUnavailable`, which says
 where and why, so that the caller can fall back to the Prolog engine.
+
+GDL-II games (chance, percepts) are refused at once, before grounding: the
+network has no outputs for `sees` yet, so the engine choice gives them to Prolog.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..gdl.dialect import Dialect
 from ..gdl.terms import Term
 from ..gdl.validate import ValidatedGame
 from ..reasoner.statemachine import (
@@ -60,6 +64,10 @@ class PropnetStateMachine(StateMachine):
     ) -> None:
         started = time.perf_counter()
         deadline = started + time_limit
+        if game.dialect is not Dialect.GDL:
+            raise PropnetUnavailable(
+                f"a {game.dialect.value} game: the propnet does not evaluate percepts (sees) yet", 0.0
+            )
         try:
             grounding = ground(game, prepare_rules(game), time_limit=time_limit, max_atoms=max_atoms,
                                max_instances=max_instances, use_base=use_base, factor=factor)
@@ -159,6 +167,12 @@ class PropnetStateMachine(StateMachine):
             result = self.state_from_words(kernels.current_state(self._work))
             self._loaded = result
             return result
+
+    def percepts(self, state: State, joint_move: Sequence[Term], role: int) -> tuple[Term, ...]:
+        """None, ever: the propnet only takes GDL games, which have no `sees` rules."""
+        if len(joint_move) != len(self._roles):
+            raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint_move)}")
+        return ()
 
     def is_terminal(self, state: State) -> bool:
         with self._lock:

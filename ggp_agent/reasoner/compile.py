@@ -64,7 +64,7 @@ _BUILT_IN = {("true", 1), ("does", 2)}
 #: that a game without, say, `init` rules has an empty initial state, not an error.
 _ALWAYS_DECLARED = {
     ("role", 1), ("init", 1), ("legal", 2), ("next", 1), ("goal", 2),
-    ("terminal", 0), ("base", 1), ("input", 2),
+    ("terminal", 0), ("base", 1), ("input", 2), ("sees", 2),
 }
 
 
@@ -87,8 +87,8 @@ def order_body(rule: Rule) -> tuple[Literal, ...]:
             ordered.append(literal)
             bound.update(variables(literal))
             release()
-    # Literals whose variables only the head binds (a role variable in `legal` or
-    # `goal`, which the state machine binds when it asks) run last, after the
+    # Literals whose variables only the head binds (a role variable in `legal`,
+    # `goal` or `sees`, which the state machine binds when it asks) run last, after the
     # caller's bindings; anything else unsafe was rejected by validation.
     ordered.extend(pending)
     return tuple(ordered)

@@ -19,6 +19,7 @@
             initial_state/2,
             legal_moves/4,
             next_state/4,
+            percepts/5,
             is_terminal/2,
             bounded_playout/8,
             goal_lists/3,
@@ -132,6 +133,17 @@ current_next(M, Moves, Next) :-
     set_moves(M, Roles, Moves),
     findall(F, M:'gdl:next'(F), Fs),
     sort(Fs, Next).
+
+%!  percepts(+Module, +Fluents, +Moves, +Role, -Percepts) is det.
+%   What Role perceives when the joint move Moves (one per role, in role order)
+%   is played in Fluents: every P of a true sees(Role, P), sorted. Evaluated as
+%   next is, with the same state and moves, so a percept may use true and does.
+percepts(M, Fluents, Moves, Role, Percepts) :-
+    set_state(M, Fluents),
+    game_info(M, _, Roles),
+    set_moves(M, Roles, Moves),
+    findall(P, M:'gdl:sees'(Role, P), Ps),
+    sort(Ps, Percepts).
 
 %!  is_terminal(+Module, +Fluents) is semidet.
 is_terminal(M, Fluents) :-

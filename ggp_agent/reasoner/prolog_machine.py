@@ -134,6 +134,16 @@ class PrologStateMachine(StateMachine):
         )
         return frozenset(fluents)
 
+    def percepts(self, state: State, joint_move: Sequence[Term], role: int) -> tuple[Term, ...]:
+        if len(joint_move) != len(self._roles):
+            raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint_move)}")
+        seen = self._query(
+            "percepts",
+            [pt.term_list(state), pt.term_list(joint_move), pt.term(self._roles[role]), pt.var],
+            lambda refs: pt.read_term_list(refs + 4),
+        )
+        return sorted_moves(seen)
+
     def is_terminal(self, state: State) -> bool:
         return bool(self._query("is_terminal", [pt.term_list(state)], None))
 

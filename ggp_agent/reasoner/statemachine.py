@@ -9,12 +9,18 @@ ground term; a joint move is one move per role, in role order. Roles are address
 by their index in `roles`. Engines keep faster internal forms (Prolog terms,
 bitsets) behind this boundary.
 
-An engine implements the seven abstract methods. Everything else here (random
-playouts, a next state with its terminal test and goals in one call, move codes,
-a benchmark) is built on those seven, so every caller can use it on any engine;
+An engine implements the abstract methods (the seven of GDL, and `percepts` for
+GDL-II). Everything else here (random playouts, a next state with its terminal
+test and goals in one call, move codes, a benchmark) is built on them, so every
+caller can use it on any engine;
 an engine overrides a helper only to do the same job faster (the Prolog engine
 plays a whole playout in one Prolog call). Callers never ask an engine what it
 can do: if a method is here, every engine has it.
+
+GDL-II games (`ValidatedGame.dialect`) go through the same protocol: the chance
+role `random` is a role like the others (its legal moves are asked for the same
+way; the game master, or whoever runs the match, picks among them uniformly),
+and `percepts` says what each role perceives after a joint move.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import random
 import time
 from typing import Callable, NamedTuple, Optional, Sequence
 
+from ..gdl import RANDOM_ROLE
 from ..gdl.terms import Term
 from .movecodes import MoveCodes
 
@@ -121,7 +128,7 @@ class StateMachine(abc.ABC):
 
     move_codes: MoveCodes
 
-    # -- the seven methods an engine implements ---------------------------------------
+    # -- the methods an engine implements ---------------------------------------------
 
     @property
     @abc.abstractmethod
@@ -141,6 +148,19 @@ class StateMachine(abc.ABC):
         """The state after every role plays its move of `joint_move` (role order)."""
 
     @abc.abstractmethod
+
+    def percepts(self, state: State, joint_move: Sequence[Term], role: int) -> tuple[Term, ...]:
+        """What role index `role` perceives when `joint_move` is played in `state`.
+
+        Every P of a true `(sees ROLE P)` with `state` as the current state and
+        `joint_move` as the moves (the `does`), evaluated as `next` is; sorted as
+        legal moves are, without duplicates. A game without `sees` rules (every
+        perfect-information game) gives every role no percepts: `()`. The moves
+        are not checked for legality, as in `next_state`; a joint move of the
+        wrong length raises IllegalMoveError.
+        """
+        ...
+
     def is_terminal(self, state: State) -> bool:
         """True when the game is over in `state`."""
 
@@ -148,11 +168,20 @@ class StateMachine(abc.ABC):
     def goal_values(self, state: State) -> tuple[int, ...]:
         """Each role's goal value (0..100) in `state` (`one_goal_value` per role)."""
 
+        """Each role's goal value (0..100) in `state`.
+
+        A role with no goal value gets 0, one with several gets the highest; the
+        engine logs such a game once (real games, e.g. chess, have these bugs).
+        The chance role `random` plays for no goal: 0 when the game gives it
+        none, without a log line.
+        """
+        ...
+
     @abc.abstractmethod
     def close(self) -> None:
         """Free what the engine holds (a Prolog module, arrays)."""
 
-    # -- helpers built on the seven (an engine may override them to go faster) --------
+    # -- helpers built on them (an engine may override them to go faster) ------------
 
     def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
         """The move codes of `legal_moves(state, role)` (same order)."""
@@ -256,7 +285,8 @@ def one_goal_value(role: Term, values: Sequence[object], warn: Callable[[str], N
     Real games are not always well formed (chess and pentago leave terminal
     states with no goal or with two), and play must go on: no value scores 0,
     several score the highest, a value outside 0..100 is clamped and one that
-    is not a number is ignored. `warn` hears about each such state (the
+    is not a number is ignored. GDL-II's chance role `random` plays for no goal:
+    it scores 0 without a warning. `warn` hears about each such state (the
     engine logs each message once).
 
     >>> one_goal_value("x", [50], print)
@@ -277,7 +307,8 @@ def one_goal_value(role: Term, values: Sequence[object], warn: Callable[[str], N
             number = min(100, max(0, number))
         numbers.append(number)
     if not numbers:
-        warn(f"role {role} has no goal value in a state; scored 0")
+        if role != RANDOM_ROLE:  # GDL-II's chance role plays for no goal
+            warn(f"role {role} has no goal value in a state; scored 0")
         return 0
     if len(numbers) > 1:
         warn(f"role {role} has several goal values {sorted(numbers)} in a state; the highest counts")
@@ -299,7 +330,8 @@ class WarnOnce:
 
 
 def sorted_moves(moves) -> tuple[Term, ...]:
-    """Moves in the order the protocol boundary promises: by KIF text, no duplicates."""
+    """Moves (and percepts) in the order the protocol boundary promises: by KIF
+    text, no duplicates."""
     return tuple(sorted(set(moves), key=str))
 
 

@@ -87,7 +87,8 @@ def random_match(game, rng: random.Random, max_steps: int = 2000) -> tuple[tuple
 
 def _sweep_params():
     small = {"tictactoe", "tictactoe_3p", "connectfour", "goofspiel_5", "knights_tour_5x5",
-             "hex_5x5", "nogo_5x5", "atarigo_5x5", "breakthrough_6x6", "wargame_5x5"}
+             "hex_5x5", "nogo_5x5", "atarigo_5x5", "breakthrough_6x6", "wargame_5x5",
+             "blind_tictactoe", "montyhall", "pig_20", "whist_8cards"}
     return [name if name in small else pytest.param(name, marks=pytest.mark.slow)
             for name in ALL_GAMES]
 

@@ -4,8 +4,8 @@ import pytest
 
 from ggp_agent.gdl import Compound, Symbol
 from ggp_agent.player.protocol import (
-    Abort, Info, MalformedMessageError, Play, Preview, ProtocolError, Start, Stop,
-    UnknownMessageError, info_reply, parse_info_reply, parse_message, safe_name,
+    Abort, Info, MalformedMessageError, PerceptPlay, PerceptStop, Play, Preview, ProtocolError,
+    Start, Stop, UnknownMessageError, info_reply, parse_info_reply, parse_message, safe_name,
 )
 
 RULES = "((role xplayer) (role oplayer) (init (cell 1 1 b)) (<= terminal (true (cell 1 1 x))))"
@@ -47,6 +47,35 @@ def test_messages_print_back_as_they_parse():
         assert parse_message(message.to_kif()) == message
 
 
+def test_gdl_ii_play_and_stop_are_told_apart_by_their_shape():
+    first = parse_message("(PLAY match.7 0 NIL NIL)")
+    assert first == PerceptPlay("match.7", 0, None, ())
+    later = parse_message("(play match.7 3 (mark 1 2) ((failed (mark 1 2)) yourTurn))")
+    assert later == PerceptPlay(
+        "match.7", 3, Compound("mark", (Symbol("1"), Symbol("2"))),
+        (Compound("failed", (Compound("mark", (Symbol("1"), Symbol("2"))),)), Symbol("yourTurn")),
+    )
+    assert parse_message("(STOP match.7 4 noop ())") == PerceptStop("match.7", 4, Symbol("noop"), ())
+    # The GDL forms keep their meaning: two arguments are the last joint move.
+    assert parse_message("(play match.7 ((mark 1 2) noop))") == Play(
+        "match.7", (Compound("mark", (Symbol("1"), Symbol("2"))), Symbol("noop"))
+    )
+
+
+def test_gdl_ii_messages_print_back_as_they_parse():
+    for text in [
+        "(play m1 0 nil nil)",
+        "(play m1 3 (mark 1 1) ((saw (cell 1 1 o)) ok))",
+        "(stop m1 9 noop (won))",
+        "(stop m1 2 (guess heads) nil)",
+    ]:
+        message = parse_message(text)
+        assert message.to_kif() == text
+        assert parse_message(message.to_kif()) == message
+    # Empty percepts after turn 0, written either way, are the same message.
+    assert parse_message("(play m1 2 noop ())") == parse_message("(play m1 2 noop nil)")
+
+
 def test_fractional_clocks():
     start = parse_message(f"(start m r {RULES} 2.5 0.75)")
     assert (start.start_clock, start.play_clock) == (2.5, 0.75)
@@ -57,7 +86,20 @@ def test_fractional_clocks():
     ("", MalformedMessageError, "empty"),
     ("   \n ", MalformedMessageError, "empty"),
     ("(hello world)", UnknownMessageError, "unknown message 'hello'"),
-    ("(play m1)", MalformedMessageError, "'play' takes 2 arguments, got 1"),
+    ("(play m1)", MalformedMessageError, "'play' takes 2 arguments (MOVES) or 4 (GDL-II: TURN LASTMOVE PERCEPTS), got 1"),
+    ("(stop m1 0 nil)", MalformedMessageError, "'stop' takes 2 arguments (MOVES) or 4 (GDL-II"),
+    ("(play m1 0 nil nil nil)", MalformedMessageError, "got 5"),
+    ("(play m1 one nil nil)", MalformedMessageError, "the turn must be a whole number, not one"),
+    ("(play m1 -1 nil nil)", MalformedMessageError, "the turn must be a whole number, not -1"),
+    ("(play m1 2.5 noop nil)", MalformedMessageError, "the turn must be a whole number"),
+    ("(play m1 (1) noop nil)", MalformedMessageError, "the turn must be a whole number, not (1)"),
+    ("(play m1 \u0663 noop nil)", MalformedMessageError, "the turn must be a whole number"),
+    ("(play m1 1 (mark ?x 1) nil)", MalformedMessageError, "the last move (mark ?x 1) holds a variable"),
+    ("(play m1 1 () nil)", MalformedMessageError, "bad last move"),
+    ("(stop m1 1 noop seen)", MalformedMessageError, "percepts must be nil or a list of percepts, not seen"),
+    ("(play m1 1 noop ((saw ?y)))", MalformedMessageError, "the percept (saw ?y) holds a variable"),
+    ("(play m1 1 noop (()))", MalformedMessageError, "bad percept"),
+    ("(play (m 1) 1 noop nil)", MalformedMessageError, "match id is a symbol"),
     ("(info extra)", MalformedMessageError, "'info' takes 0"),
     (f"(start m1 xplayer {RULES} ten 2)", MalformedMessageError, "start clock must be a number"),
     (f"(start m1 xplayer {RULES} 10 -2)", MalformedMessageError, "play clock must be a number"),

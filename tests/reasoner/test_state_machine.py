@@ -80,6 +80,16 @@ def test_joint_move_of_the_wrong_length_is_refused(machine_for):
         machine.next_state(machine.initial_state(), (parse_term("(mark 1 1)"),))
 
 
+def test_a_game_without_sees_rules_gives_no_percepts(machine_for):
+    machine = machine_for(TICTACTOE)
+    state = machine.initial_state()
+    joint = (parse_term("(mark 2 2)"), parse_term("noop"))
+    assert machine.percepts(state, joint, 0) == ()
+    assert machine.percepts(state, joint, 1) == ()
+    with pytest.raises(IllegalMoveError):
+        machine.percepts(state, joint[:1], 0)
+
+
 def test_random_walks_reach_terminal_states_with_goals(machine_for):
     machine = machine_for(TICTACTOE)
     rng = random.Random(7)

@@ -46,7 +46,7 @@ def test_unknown_message(server):
 
 
 def test_wrong_arity(server):
-    assert_bad_request(server.post("(play m1)"), "'play' takes 2 arguments, got 1")
+    assert_bad_request(server.post("(play m1)"), "'play' takes 2 arguments (MOVES) or 4")
     assert_bad_request(server.post("(start m1 xplayer ((role xplayer)) 10)"), "'start' takes 5 arguments")
     still_up(server)
 

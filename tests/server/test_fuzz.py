@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ggp_agent.gdl import GdlError, load_game, parse_term, read_forms
 from ggp_agent.gdl.terms import Compound, Symbol
-from ggp_agent.player.protocol import Abort, Info, Play, ProtocolError, Start, Stop, parse_message
+from ggp_agent.player.protocol import (
+    Abort, Info, PerceptPlay, PerceptStop, Play, ProtocolError, Start, Stop, parse_message,
+)
 
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("deep", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -29,9 +31,11 @@ _symbols = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="();?\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f \x85\xa0"),
     min_size=1, max_size=12,
 ).filter(lambda s: not any(ch.isspace() for ch in s))
+# A function name: any symbol but the connectives, which cannot head a term.
+_functors = _symbols.filter(lambda s: s.lower() not in {"<=", "not", "or", "distinct"})
 _terms = st.recursive(
     _symbols.map(Symbol),
-    lambda children: st.builds(lambda f, args: Compound(f, tuple(args)), _symbols, st.lists(children, min_size=1, max_size=4)),
+    lambda children: st.builds(lambda f, args: Compound(f, tuple(args)), _functors, st.lists(children, min_size=1, max_size=4)),
     max_leaves=20,
 )
 
@@ -101,6 +105,19 @@ def test_play_and_stop_print_and_parse_back(match_id, moves):
             assert [str(m).lower() for m in parsed.moves] == [str(m).lower() for m in moves]
     assert parse_message(Abort(match_id).to_kif()) == Abort(match_id)
     assert parse_message("( INFO )") == Info()
+
+
+@given(_match_ids, st.integers(min_value=0, max_value=10**6),
+       st.one_of(st.none(), _terms.filter(lambda t: str(t).lower() != "nil")),
+       st.lists(_terms, max_size=4).map(tuple))
+def test_gdl_ii_play_and_stop_print_and_parse_back(match_id, turn, last_move, percepts):
+    for kind in (PerceptPlay, PerceptStop):
+        message = kind(match_id, turn, last_move, percepts)
+        parsed = parse_message(message.to_kif())
+        assert type(parsed) is kind
+        assert (parsed.match_id, parsed.turn) == (match_id, turn)
+        assert str(parsed.last_move).lower() == str(last_move).lower()
+        assert [str(p).lower() for p in parsed.percepts] == [str(p).lower() for p in percepts]
 
 
 @given(_match_ids, _symbols, st.floats(min_value=0.001, max_value=1e6), st.floats(min_value=0.001, max_value=1e6))

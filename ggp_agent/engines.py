@@ -10,8 +10,9 @@ of the start clock (`propnet_budget`): grounding and building stop when it
 runs out (Prolog time limits, caps on atoms and instances, deadline checks in
 the builder), and the game then goes to the Prolog engine, which needs no
 grounding. Either way play goes on; the choice and its reason are logged and
-returned. A GDL-II game goes to Prolog too: the propnet refuses it at once (it
-does not evaluate `sees`).
+returned. A GDL-II game gets a propnet too when it builds: the network
+answers legal, next, terminal and goal (all a search needs), a Prolog engine
+it owns answers the percepts.
 """
 
 from __future__ import annotations

@@ -11,8 +11,11 @@ packs the arrays; each step is bounded (`time_limit` seconds in all, caps on
 atoms and instances) and a failure raises `PropnetUnavailable`, which says
 where and why, so that the caller can fall back to the Prolog engine.
 
-GDL-II games (chance, percepts) are refused at once, before grounding: the
-network has no outputs for `sees` yet, so the engine choice gives them to Prolog.
+GDL-II games: the network has no outputs for `sees`, and it needs none to
+search (a determinization is searched with legal, next, terminal and goal
+only), so it is built as for any game, the chance role `random` a role like
+the others; the percepts, which only a belief update asks for, come from a
+Prolog engine of the same game that this machine owns (`percept_engine`).
 """
 
 from __future__ import annotations
@@ -60,14 +63,11 @@ class PropnetStateMachine(StateMachine):
         max_instances: int = DEFAULT_MAX_INSTANCES,
         use_base: bool = True,
         factor: bool = True,
+        percept_engine: Optional[StateMachine] = None,
         **_ignored,
     ) -> None:
         started = time.perf_counter()
         deadline = started + time_limit
-        if game.dialect is not Dialect.GDL:
-            raise PropnetUnavailable(
-                f"a {game.dialect.value} game: the propnet does not evaluate percepts (sees) yet", 0.0
-            )
         try:
             grounding = ground(game, prepare_rules(game), time_limit=time_limit, max_atoms=max_atoms,
                                max_instances=max_instances, use_base=use_base, factor=factor)
@@ -93,6 +93,11 @@ class PropnetStateMachine(StateMachine):
         self._joint = np.zeros(max(1, net.n_roles), dtype=np.int32)
         self._loaded: Optional[State] = None
         self._initial = self.state_from_words(net.init_words)
+        #: who answers `percepts`: nobody in a GDL game (no sees rules), a
+        #: Prolog engine of the same game in a GDL-II one
+        self.percept_engine: Optional[StateMachine] = percept_engine
+        if percept_engine is None and game.dialect is Dialect.GDL_II:
+            self.percept_engine = _prolog_engine(game)
         self.build_s = time.perf_counter() - started
         self.stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode,
                           build_s=round(self.build_s, 3))
@@ -169,10 +174,12 @@ class PropnetStateMachine(StateMachine):
             return result
 
     def percepts(self, state: State, joint_move: Sequence[Term], role: int) -> tuple[Term, ...]:
-        """None, ever: the propnet only takes GDL games, which have no `sees` rules."""
+        """The percept engine's answer (GDL-II); none in a GDL game, which has no `sees` rules."""
         if len(joint_move) != len(self._roles):
             raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint_move)}")
-        return ()
+        if self.percept_engine is None:
+            return ()
+        return self.percept_engine.percepts(state, joint_move, role)
 
     def is_terminal(self, state: State) -> bool:
         with self._lock:
@@ -191,7 +198,9 @@ class PropnetStateMachine(StateMachine):
         return tuple(one_goal_value(role, found, self._warn_goal) for role, found in zip(self._roles, values))
 
     def close(self) -> None:
-        """Nothing to free but memory, which the arrays give back when dropped."""
+        """Close the percept engine; the arrays are given back when dropped."""
+        if self.percept_engine is not None:
+            self.percept_engine.close()
 
     # -- beyond the protocol ------------------------------------------------------------
 
@@ -221,3 +230,10 @@ class PropnetStateMachine(StateMachine):
             build_s=round(self.build_s, 3),
         )
         return report
+
+
+def _prolog_engine(game: ValidatedGame) -> StateMachine:
+    """A Prolog engine of `game`, for its percepts."""
+    from ..reasoner.prolog_machine import PrologStateMachine
+
+    return PrologStateMachine(game)

@@ -20,6 +20,7 @@
             legal_moves/4,
             next_state/4,
             percepts/5,
+            next_with_percepts/6,
             is_terminal/2,
             bounded_playout/8,
             goal_lists/3,
@@ -142,6 +143,14 @@ percepts(M, Fluents, Moves, Role, Percepts) :-
     set_state(M, Fluents),
     game_info(M, _, Roles),
     set_moves(M, Roles, Moves),
+    findall(P, M:'gdl:sees'(Role, P), Ps),
+    sort(Ps, Percepts).
+
+%!  next_with_percepts(+Module, +Fluents, +Moves, +Role, -Next, -Percepts) is det.
+%   next_state/4 and percepts/5 in one call: the state and the moves are set
+%   once, and a belief update makes one call per candidate instead of two.
+next_with_percepts(M, Fluents, Moves, Role, Next, Percepts) :-
+    next_state(M, Fluents, Moves, Next),
     findall(P, M:'gdl:sees'(Role, P), Ps),
     sort(Ps, Percepts).
 

@@ -144,6 +144,21 @@ class PrologStateMachine(StateMachine):
         )
         return sorted_moves(seen)
 
+    def next_with_percepts(self, state: State, joint_move: Sequence[Term],
+                           role: int) -> tuple[State, tuple[Term, ...]]:
+        """The base class's `next_with_percepts` in one Prolog call."""
+        if len(joint_move) != len(self._roles):
+            raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint_move)}")
+
+        def read(refs: int):
+            return frozenset(pt.read_term_list(refs + 4)), sorted_moves(pt.read_term_list(refs + 5))
+
+        return self._query(
+            "next_with_percepts",
+            [pt.term_list(state), pt.term_list(joint_move), pt.term(self._roles[role]), pt.var, pt.var],
+            read,
+        )
+
     def is_terminal(self, state: State) -> bool:
         return bool(self._query("is_terminal", [pt.term_list(state)], None))
 

@@ -188,6 +188,15 @@ class StateMachine(abc.ABC):
         code = self.move_codes.code
         return tuple(code(role, move) for move in self.legal_moves(state, role))
 
+    def next_with_percepts(self, state: State, joint_move: Sequence[Term],
+                           role: int) -> tuple[State, tuple[Term, ...]]:
+        """The next state and what role index `role` perceives on the way.
+
+        A belief update asks both for every candidate joint move, so an engine
+        answers them in one call where it can (Prolog does).
+        """
+        return self.next_state(state, joint_move), self.percepts(state, joint_move, role)
+
     def next_info(self, state: State, joint_move: Sequence[Term]) -> NextInfo:
         """The next state, whether it is terminal, and its goals when it is."""
         after = self.next_state(state, joint_move)

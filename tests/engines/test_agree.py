@@ -1,6 +1,8 @@
 """The propnet and the Prolog engine agree, step by step, on random walks through
-every GDL game of `gdl_games/`: the state, each role's legal moves, terminal and
-goals. The games are ours, so both engines must handle all of them."""
+every game of `gdl_games/`: the state, each role's legal moves, terminal and
+goals, and each role's percepts in the GDL-II games (which the propnet hands to
+a Prolog engine of its own). The games are ours, so both engines must handle
+all of them."""
 
 import os
 import random
@@ -20,21 +22,19 @@ EXTRA = os.environ.get("GGP_EXTRA_GAMES")
 
 
 def game_files() -> list[Path]:
-    """The GDL games: the propnet refuses GDL-II ones (it does not evaluate `sees`)."""
     files = sorted(GAMES.glob("*.kif"))
     if EXTRA:
         files += sorted(Path(EXTRA).glob("*.kif"))
-    return [path for path in files if load_game(path).dialect is Dialect.GDL]
+    return files
 
 
 def walk_and_compare(path: Path, steps: int, seed: int) -> int:
     """Random joint moves for `steps` steps (restarting at terminal states);
     returns how many terminal states were met."""
     game = load_game(path)
-    propnet = PropnetStateMachine(game)
     rng = random.Random(seed)
     terminals = 0
-    with PrologStateMachine(game) as prolog:
+    with PropnetStateMachine(game) as propnet, PrologStateMachine(game) as prolog:
         roles = range(len(prolog.roles))
         ours = theirs = None
         for step in range(steps):
@@ -52,12 +52,19 @@ def walk_and_compare(path: Path, steps: int, seed: int) -> int:
             legal = [propnet.legal_moves(ours, role) for role in roles]
             assert legal == [prolog.legal_moves(theirs, role) for role in roles], where
             joint = [rng.choice(moves) for moves in legal]
+            if game.dialect is Dialect.GDL_II:
+                assert [propnet.percepts(ours, joint, role) for role in roles] \
+                    == [prolog.percepts(theirs, joint, role) for role in roles], where
             ours, theirs = propnet.next_state(ours, joint), prolog.next_state(theirs, joint)
     return terminals
 
 
 def test_engines_agree_on_tictactoe_quickly():
     assert walk_and_compare(GAMES / "tictactoe.kif", 200, seed=1) > 5
+
+
+def test_engines_agree_on_a_gdl_ii_game_quickly():
+    assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1) > 5
 
 
 @pytest.mark.slow

@@ -1,15 +1,15 @@
 """GDL-II through the engines: the random role's moves and each role's percepts.
 
 The Prolog engine answers `percepts` through the same machinery as `next`; the
-propnet does not evaluate `sees` yet, so it refuses GDL-II games and the engine
-choice gives them to Prolog.
+propnet builds GDL-II games for the search (legal, next, terminal, goal) and
+hands percepts to a Prolog engine it owns, so both engines answer every question
+of the protocol the same way.
 """
 
 import pytest
 
 from ggp_agent.engines import choose_state_machine, make_state_machine
 from ggp_agent.gdl import RANDOM_ROLE, load_game, parse_term
-from ggp_agent.propnet.machine import PropnetUnavailable
 from ggp_agent.reasoner import IllegalMoveError
 
 #: Random hides a coin; the guesser perceives only whether its guess was right,
@@ -91,17 +91,33 @@ def test_a_joint_move_of_the_wrong_length_is_refused(coin):
         coin.percepts(coin.initial_state(), terms("wait", "wait"), 0)
 
 
-def test_the_propnet_refuses_a_gdl_ii_game_and_the_choice_gives_it_to_prolog():
+def test_the_propnet_builds_a_gdl_ii_game_and_answers_percepts_through_prolog():
     game = load_game(HIDDEN_COIN)
-    with pytest.raises(PropnetUnavailable, match="GDL-II"):
-        make_state_machine("propnet", game)
     machine, choice = choose_state_machine(game, budget_s=5.0)
     try:
-        assert choice.engine == "prolog"
-        assert "GDL-II" in choice.reason
-        assert machine.percepts(machine.initial_state(), terms("wait", "wait", "(hide heads)"), 1)
+        assert choice.engine == "propnet"
+        start = machine.initial_state()
+        hide = terms("wait", "wait", "(hide tails)")
+        assert machine.percepts(start, hide, 1) == terms("(coin tails)", "(turn 0)")
+        assert machine.legal_moves(start, 2) == terms("(hide heads)", "(hide tails)")
     finally:
         machine.close()
+
+
+@pytest.mark.parametrize("engine", ["prolog", "propnet"])
+def test_next_with_percepts_is_next_state_and_percepts_in_one(engine):
+    with make_state_machine(engine, load_game(HIDDEN_COIN)) as machine:
+        start = machine.initial_state()
+        hide = terms("wait", "wait", "(hide heads)")
+        hidden, seen = machine.next_with_percepts(start, hide, 1)
+        assert hidden == machine.next_state(start, hide)
+        assert seen == machine.percepts(start, hide, 1) == terms("(coin heads)", "(turn 0)")
+        guess = terms("(guess heads)", "wait", "wait")
+        end, seen = machine.next_with_percepts(hidden, guess, 0)
+        assert seen == terms("(turn 1)", "right")
+        assert machine.is_terminal(end) and machine.goal_values(end) == (100, 50, 0)
+        with pytest.raises(IllegalMoveError):
+            machine.next_with_percepts(start, hide[:2], 0)
 
 
 def test_a_role_variable_only_the_sees_head_binds_is_bound_by_the_query():

@@ -43,6 +43,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     tournament.add_argument("--seed", type=int, default=0)
     tournament.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
     tournament.add_argument("--no-progress", action="store_true")
+    tournament.add_argument("--resume", action="store_true",
+                            help="go on with the tournament in --out: matches with a record there are not played again")
     tournament.set_defaults(run=run_tournament)
 
 
@@ -62,9 +64,10 @@ def run_match(args) -> int:
 
     seats = _seats(args.player)
     game = read_game(args.game)
-    if len(seats) != len(game.roles):
-        raise CommandError(f"{args.game.name} has {len(game.roles)} roles "
-                           f"({' '.join(map(str, game.roles))}); give one --player per role")
+    if len(seats) != len(game.player_roles):
+        roles = " ".join(str(game.roles[r]) for r in game.player_roles)
+        raise CommandError(f"{args.game.name} has {len(game.player_roles)} player roles ({roles}); "
+                           "give one --player per role (the controller plays random)")
     try:
         record = asyncio.run(play_match(
             game, seats, args.startclock, args.playclock, match_id=args.match_id,
@@ -82,16 +85,18 @@ def run_tournament(args) -> int:
     from ..referee.tournament import ProgressBar, format_summary, run_tournament as run
 
     _seats(args.players)
-    roles = len(read_game(args.game).roles)
+    roles = len(read_game(args.game).player_roles)
     if args.games < 1:
         raise CommandError("--games must be at least 1")
     if len(args.players) < 2 and roles > 1:
         raise CommandError("a tournament needs at least two players")
+    if args.resume and args.out is None:
+        raise CommandError("--resume needs --out (the tournament's folder)")
     out = args.out or Path("results") / f"tournament-{args.game.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     result = run(
         args.game, args.players, args.games, args.startclock, args.playclock, out,
         workers=args.workers, cluster=args.cluster, seed=args.seed, engine=args.engine,
-        progress=None if args.no_progress else ProgressBar(),
+        progress=None if args.no_progress else ProgressBar(), resume=args.resume,
     )
     print(format_summary(result))
     return 0 if not result.failures else 1

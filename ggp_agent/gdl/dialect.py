@@ -40,6 +40,16 @@ def random_role_index(roles: Sequence[Term]) -> Optional[int]:
     return roles.index(RANDOM_ROLE) if RANDOM_ROLE in roles else None
 
 
+def player_roles(roles: Sequence[Term]) -> tuple[int, ...]:
+    """The indexes of the roles a player takes: every role but `random`, which
+    the game master plays.
+
+    >>> player_roles([Symbol("north"), Symbol("random"), Symbol("south")])
+    (0, 2)
+    """
+    return tuple(index for index, role in enumerate(roles) if role != RANDOM_ROLE)
+
+
 def dialect_of(roles: Sequence[Term], defined: Collection[tuple[str, int]]) -> Dialect:
     """GDL-II when a role is `random` or `defined` (the relations that have rules,
     as (name, arity)) holds `sees`; GDL otherwise."""

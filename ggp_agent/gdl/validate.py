@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .analysis import DependencyGraph, build_dependency_graph, sentence_of
-from .dialect import SEES, Dialect, dialect_of, random_role_index
+from .dialect import SEES, Dialect, dialect_of, player_roles, random_role_index
 from .errors import GdlValidationError
 from .normalize import expand_disjunctions, is_positive_sentence
 from .terms import (
@@ -63,6 +63,11 @@ class ValidatedGame:
     def random_role(self) -> Optional[int]:
         """The index in `roles` of the chance role `random`, or None."""
         return random_role_index(self.roles)
+
+    @property
+    def player_roles(self) -> tuple[int, ...]:
+        """The indexes of the roles a player takes (all but `random`), in role order."""
+        return player_roles(self.roles)
 
     @property
     def has_sees(self) -> bool:

@@ -7,7 +7,11 @@ its own small record:
   applied so far, our legal moves there and a random fallback among them, the
   joint moves reported but not applied yet, and why we lost track if we did);
 - `SearchLink`: the search and whether its root is our current state;
-- `History`: what goes in the record (joint moves, states, our turns).
+- `History`: what goes in the record (joint moves, states, our turns; in a
+  GDL-II match, what we were told each turn and the belief's figures).
+
+A GDL-II match also holds a `Belief` (the states its percepts leave possible),
+which stands where the state stands in a GDL match.
 
 `Match` holds them with the protocol's side (the START message, the status,
 the timestamps). Nothing here does work: `player.py` does.
@@ -24,6 +28,7 @@ from typing import Optional
 
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
+from ..search.belief import Belief
 from ..search.interface import Search
 from .protocol import Start
 from .records import MatchRecord
@@ -106,6 +111,8 @@ class History:
     joint_moves: list[tuple[Term, ...]] = field(default_factory=list)
     states: list[str] = field(default_factory=list)
     turns: list[TurnLog] = field(default_factory=list)
+    #: GDL-II: per turn, our executed move, our percepts and the belief's figures
+    observations: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -128,6 +135,8 @@ class Match:
     following: Optional[Following] = None
     link: SearchLink = field(default_factory=SearchLink)
     history: History = field(default_factory=History)
+    #: GDL-II: the states consistent with our moves and percepts (None in a GDL match)
+    belief: Optional[Belief] = None
     compile_seconds: Optional[float] = None
     unsent: Optional[UnsentReply] = None
     last_message_at: float = field(default_factory=time.monotonic)
@@ -164,7 +173,7 @@ class Match:
             "roles": [str(r) for r in self.roles],
             "start_clock": self.start.start_clock,
             "play_clock": self.start.play_clock,
-            "turn": len(self.history.joint_moves),
+            "turn": max(len(self.history.joint_moves), len(self.history.observations)),
             "moves": [[str(m) for m in joint] for joint in self.history.joint_moves],
             "compile_seconds": self.compile_seconds,
             "last_move": last.to_json() if last else None,
@@ -197,6 +206,7 @@ class Match:
                 "turns": [t.to_json() for t in self.history.turns],
                 "searchRule": search_rule,
                 **({"engineLost": lost} if lost else {}),
+                **({"observations": self.history.observations} if self.belief is not None else {}),
             },
         )
 

@@ -93,7 +93,7 @@ class TurnTaker:
                     f"the game has {len(following.roles)} roles"
                 )
             if link.search is not None:  # the search leaves the engine to us until advance()
-                _quietly(link.search.hold)
+                quietly(link.search.hold)
             following.pending.append(tuple(message.moves))
             if not await self.catch_up(match, clock_deadline):
                 return self._stale_reply(match, received, hard_limit)
@@ -299,7 +299,8 @@ def _advance_search(match: Match, steps: list) -> None:
     link.current = True
 
 
-def _quietly(function) -> None:
+def quietly(function) -> None:
+    """Call `function`; log its failure instead of raising (the fallback plays)."""
     try:
         function()
     except Exception as error:

@@ -12,6 +12,11 @@ the propnet within `engines.propnet_budget` of the start clock) in a pool thread
 the reply is `ready` at the start clock's deadline even if that is not done (the
 first PLAY waits for it), and `busy` when the game cannot be played at all.
 
+A GDL-II game (`ValidatedGame.dialect`) is played with the GDL-II messages,
+PerceptPlay and PerceptStop (`hidden.py`): the match keeps a belief instead of
+a state, and a tree rule runs as Ensemble Determinization MCTS over it. A GDL
+game keeps the GDL messages; a message of the other dialect is a MatchError.
+
 This module knows nothing of HTTP; the server turns replies and errors into
 responses.
 """
@@ -27,16 +32,18 @@ import time
 from typing import Callable, Optional
 
 from ..engines import make_state_machine, propnet_budget
-from ..gdl import Term, ValidatedGame, load_game
+from ..gdl import Dialect, Term, ValidatedGame, load_game
 from ..reasoner.statemachine import StateMachine
 from ..search.arena import match_seconds
+from ..search.belief import Belief
 from ..search.interface import Search
 from ..search.registry import make_search
 from .config import PlayerConfig
+from .hidden import HiddenTurnTaker, expected_goals
 from .match import Match, MatchStatus
 from .play import MatchError, StartFailedError, TurnTaker, new_following, safe_stats
-from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, Play, Preview, ProtocolError, Start, Stop, \
-    info_reply, safe_name
+from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, PerceptPlay, PerceptStop, Play, Preview, \
+    ProtocolError, Start, Stop, info_reply, safe_name
 from .records import state_text, write_record
 from .timing import AdaptiveMargin
 
@@ -80,6 +87,7 @@ class Player:
         self.messages_handled = 0
         self.margins = AdaptiveMargin(base=config.safety_margin)
         self._turns = TurnTaker(config, self.margins, self._rng, self._pool, self._search_pool)
+        self._hidden_turns = HiddenTurnTaker(config, self.margins, self._rng, self._pool, self._search_pool)
 
     def _next_seed(self) -> Optional[int]:
         return None if self.config.seed is None else self._rng.randrange(2**31)
@@ -113,15 +121,27 @@ class Player:
                         type(message).__name__.upper(), message.match_id)
             return BUSY
         match.last_message_at = received
-        if isinstance(message, Play):
+        if isinstance(message, (Play, PerceptPlay)):
             async with match.lock:
                 try:
+                    if isinstance(message, PerceptPlay):
+                        return await self._hidden_turns.play_percepts(match, message, received)
+                    if match.belief is not None:
+                        raise MatchError(f"match {match.match_id} plays a GDL-II game: expected "
+                                         "(play ID TURN LASTMOVE PERCEPTS), got (play ID MOVES)")
                     return await self._turns.play(match, message, received)
                 except StartFailedError:
                     if self._matches.get(match.match_id) is match:
                         self._matches.pop(match.match_id)
                         self._schedule_cleanup(match, None, MatchStatus.FAILED)
                     raise
+        if isinstance(message, PerceptStop):
+            async with match.lock:
+                try:
+                    await self._hidden_turns.finish(match, message)
+                except Exception as error:  # noqa: BLE001 - the record goes without goals
+                    log.error("STOP match=%s: the last belief update failed: %s", match.match_id, error)
+            return await self._finish(match, None, MatchStatus.STOPPED, DONE, received)
         if isinstance(message, Stop):
             return await self._finish(match, message.moves, MatchStatus.STOPPED, DONE, received)
         if isinstance(message, Abort):
@@ -130,7 +150,7 @@ class Player:
 
     def reply_sent(self, message: Message, sent_at: float, delivered: bool) -> None:
         """The server wrote our reply to `message` at `sent_at` (or could not: `delivered`)."""
-        if not isinstance(message, Play):
+        if not isinstance(message, (Play, PerceptPlay)):
             return
         match = self._matches.get(message.match_id)
         if match is not None:
@@ -210,8 +230,11 @@ class Player:
                 f"({' '.join(map(str, game.roles))})"
             )
         machine = self._engine_factory(game) if self._engine_factory else self._make_engine(game, match)
+        hidden = game.dialect is Dialect.GDL_II
         try:
             following = new_following(machine, role_index, tuple(game.roles), self._rng)
+            if hidden:
+                match.belief = Belief(machine, role_index, seed=self._next_seed())
         except BaseException:
             machine.close()
             raise
@@ -221,7 +244,7 @@ class Player:
             if self._search_factory is not None:
                 search = self._search_factory(machine, role_index)
             else:
-                search = self._make_search(machine, role_index, match)
+                search = self._make_search(machine, role_index, match, hidden)
             match.link.search = search
             search.start(following.state, legal_moves=following.legal_now)
             match.link.current = True
@@ -238,11 +261,11 @@ class Player:
                  match.match_id, self.config.engine, budget, match.start.start_clock)
         return make_state_machine(self.config.engine, game, time_limit=budget)
 
-    def _make_search(self, machine: StateMachine, role_index: int, match: Match) -> Search:
-        """The configured search, sized for this match's clocks."""
+    def _make_search(self, machine: StateMachine, role_index: int, match: Match, hidden: bool) -> Search:
+        """The configured search, sized for this match's clocks (over a belief in a GDL-II match)."""
         start = match.start
         return make_search(
-            self.config.search, machine, role_index, seed=self._next_seed(),
+            self.config.search, machine, role_index, seed=self._next_seed(), hidden=hidden,
             options=dict(self.config.search_options), ponder=self.config.ponder,
             memory_cap=self.config.memory_cap,
             clock_seconds=match_seconds(start.start_clock, start.play_clock),
@@ -322,7 +345,9 @@ def _release(match: Match, moves) -> Optional[list[int]]:
                 match.link.search.stop()
             except Exception as error:
                 log.error("match=%s: the search failed to stop: %s", match.match_id, error)
-        if following is not None:
+        if following is not None and match.belief is not None:
+            goals = expected_goals(match)
+        elif following is not None:
             state = following.state
             joints = list(following.pending)
             if moves is not None and len(moves) == len(following.roles):

@@ -181,6 +181,14 @@ class PropnetStateMachine(StateMachine):
             return ()
         return self.percept_engine.percepts(state, joint_move, role)
 
+    def consistent_successors(self, state: State, joint_moves: Sequence[Sequence[Term]], role: int,
+                              percepts: Optional[Sequence[Term]]) -> list[tuple[int, State]]:
+        """The percept engine's answer (one Prolog call, its states are ours);
+        in a GDL game, every joint move (nobody perceives anything)."""
+        if self.percept_engine is not None:
+            return self.percept_engine.consistent_successors(state, joint_moves, role, percepts)
+        return super().consistent_successors(state, joint_moves, role, percepts)
+
     def is_terminal(self, state: State) -> bool:
         with self._lock:
             self._load(state)

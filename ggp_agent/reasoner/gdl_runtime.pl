@@ -21,6 +21,7 @@
             next_state/4,
             percepts/5,
             next_with_percepts/6,
+            consistent_successors/7,
             is_terminal/2,
             bounded_playout/8,
             goal_lists/3,
@@ -153,6 +154,29 @@ next_with_percepts(M, Fluents, Moves, Role, Next, Percepts) :-
     next_state(M, Fluents, Moves, Next),
     findall(P, M:'gdl:sees'(Role, P), Ps),
     sort(Ps, Percepts).
+
+%!  consistent_successors(+Module, +Fluents, +MovesList, +Role, +Check, +Expected, -Found) is det.
+%   Found lists I-Next for each joint move Moves (the I-th of MovesList, from 0)
+%   after which Role perceives exactly the percepts Expected (as a set) when
+%   Check is true, or for every joint move when it is false; Next is the state
+%   it leads to. The state is set once for all the candidates: a belief update
+%   asks this for every state it holds.
+consistent_successors(M, Fluents, MovesList, Role, Check, Expected, Found) :-
+    set_state(M, Fluents),
+    game_info(M, _, Roles),
+    sort(Expected, Wanted),
+    findall(I-Next,
+            ( nth0(I, MovesList, Moves),
+              set_moves(M, Roles, Moves),
+              (   Check == true
+              ->  findall(P, M:'gdl:sees'(Role, P), Ps),
+                  sort(Ps, Wanted)
+              ;   true
+              ),
+              findall(F, M:'gdl:next'(F), Fs),
+              sort(Fs, Next)
+            ),
+            Found).
 
 %!  is_terminal(+Module, +Fluents) is semidet.
 is_terminal(M, Fluents) :-

@@ -197,6 +197,23 @@ class StateMachine(abc.ABC):
         """
         return self.next_state(state, joint_move), self.percepts(state, joint_move, role)
 
+    def consistent_successors(self, state: State, joint_moves: Sequence[Sequence[Term]], role: int,
+                              percepts: Optional[Sequence[Term]]) -> list[tuple[int, State]]:
+        """Which of `joint_moves` make role index `role` perceive exactly `percepts`
+        (as a set) in `state`, and the states they lead to: (index, next state) in
+        the order of `joint_moves`. `percepts` None accepts every joint move.
+
+        The one question a belief update asks of every state it holds; an engine
+        answers it for all the candidates at once where it can (Prolog: one call).
+        """
+        wanted = None if percepts is None else frozenset(percepts)
+        found = []
+        for index, joint in enumerate(joint_moves):
+            after, seen = self.next_with_percepts(state, joint, role)
+            if wanted is None or frozenset(seen) == wanted:
+                found.append((index, after))
+        return found
+
     def next_info(self, state: State, joint_move: Sequence[Term]) -> NextInfo:
         """The next state, whether it is terminal, and its goals when it is."""
         after = self.next_state(state, joint_move)

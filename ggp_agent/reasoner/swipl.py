@@ -294,6 +294,17 @@ def get_list(ref: int) -> list[int]:
     return items
 
 
+def get_args(ref: int, arity: int) -> list[int]:
+    """The references of a compound's first `arity` arguments (e.g. a pair `K-V`)."""
+    refs = []
+    for index in range(1, arity + 1):
+        arg = api.new_term_ref()
+        if not api.get_arg(index, ref, arg):
+            raise ValueError(f"expected a compound with {arity} arguments, got {get_text(ref)}")
+        refs.append(arg)
+    return refs
+
+
 def get_int(ref: int) -> int:
     value = c_int64()
     if not api.get_int64(ref, byref(value)):

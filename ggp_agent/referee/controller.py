@@ -9,6 +9,14 @@ replaced by a random legal move and recorded as that player's error. A broken
 player never crashes the match; a failure of our own reasoner aborts it (ABORT to
 every player) and the record says why.
 
+GDL-II games (chance, hidden information) are played as the Dresden game
+master plays them: the controller plays the role `random` itself (uniformly
+among its legal moves), the players take the other roles, and each player gets
+`(play ID TURN LASTMOVE PERCEPTS)`: its own executed move and its own percepts
+only (TURN from 0, `nil` for both at turn 0), and a STOP of the same form. The
+record keeps the true history (every joint move, random's included, and every
+state) and, under `percepts`, what each role perceived after each joint move.
+
 The result is a `records.MatchRecord`, written to a directory when one is given.
 """
 
@@ -26,11 +34,12 @@ from typing import Optional, Sequence
 import aiohttp
 
 from ..engines import make_state_machine
-from ..gdl import GdlError, Term, ValidatedGame, parse_term
-from ..player.protocol import Abort, Play, Start, Stop
+from ..gdl import Dialect, GdlError, Term, ValidatedGame, parse_term
+from ..player.protocol import Abort, PerceptPlay, PerceptStop, Play, Start, Stop
 from ..player.records import (
     COMMUNICATION_ERROR, ILLEGAL_MOVE, TIMEOUT, MatchRecord, state_text, write_record,
 )
+from ..reasoner.percepts import percepts_of_every_role
 from ..reasoner.statemachine import StateMachine
 
 log = logging.getLogger(__name__)
@@ -38,6 +47,9 @@ log = logging.getLogger(__name__)
 #: Extra seconds a player gets beyond each clock before its reply counts as late
 #: (ggp-base's GameServer waits PLAYCLOCK + 1 s).
 DEFAULT_GRACE = 1.0
+
+#: The name the random role has in a record: the controller plays it.
+GAME_MASTER = "game master"
 
 #: Longest reply read from a player, in bytes; a move is a few dozen.
 MAX_REPLY_BYTES = 1 << 20
@@ -84,7 +96,8 @@ class Exchange:
 
 
 class GameController:
-    """Runs one match of `game` between `players` (one address per role, in role order)."""
+    """Runs one match of `game` between `players`: one address per role in role
+    order, the role `random` of a GDL-II game left out (the controller plays it)."""
 
     def __init__(
         self,
@@ -103,12 +116,15 @@ class GameController:
         max_turns: Optional[int] = None,
         player_names: Optional[Sequence[str]] = None,
     ):
-        if len(players) != len(game.roles):
+        #: the role index each player takes (every role but `random`)
+        self.seats = game.player_roles
+        if len(players) != len(self.seats):
             raise ValueError(
-                f"the game has {len(game.roles)} roles ({' '.join(map(str, game.roles))}) "
-                f"but {len(players)} players were given"
+                f"the game has {len(self.seats)} player roles "
+                f"({' '.join(str(game.roles[r]) for r in self.seats)}) but {len(players)} players were given"
             )
         self.game = game
+        self.hidden = game.dialect is Dialect.GDL_II
         self.players = list(players)
         self.start_clock = start_clock
         self.play_clock = play_clock
@@ -125,10 +141,16 @@ class GameController:
     async def run(self) -> MatchRecord:
         """Play the match to its end (or abort it); write and return the record."""
         roles = [str(r) for r in self.game.roles]
+        names = [GAME_MASTER] * len(roles)
+        for seat, role in enumerate(self.seats):
+            names[role] = self.player_names[seat]
         record = MatchRecord(
             match_id=self.match_id, game_name=self.game_name, roles=roles,
-            start_clock=self.start_clock, play_clock=self.play_clock, players=self.player_names,
+            start_clock=self.start_clock, play_clock=self.play_clock, players=names,
         )
+        if self.hidden:
+            record.extra["dialect"] = Dialect.GDL_II.value
+            record.extra["percepts"] = []
         own_machine = self._machine is None
         machine = self._machine or await asyncio.to_thread(make_state_machine, self.engine, self.game)
         connector = aiohttp.TCPConnector(force_close=True, limit=0)
@@ -148,7 +170,7 @@ class GameController:
         replies = await asyncio.gather(*(
             self._send(session, player, Start(self.match_id, role, rules, self.start_clock, self.play_clock).to_kif(),
                        self.start_clock + self.grace)
-            for player, role in zip(self.players, self.game.roles)
+            for player, role in zip(self.players, (self.game.roles[r] for r in self.seats))
         ))
         record.extra["startReplies"] = [
             {"reply": ex.reply, "seconds": round(ex.seconds, 4), "error": ex.error, "detail": ex.detail}
@@ -162,14 +184,19 @@ class GameController:
             record.states.append(state_text(state))
             record.state_times.append(time.time())
             previous: Optional[tuple[Term, ...]] = None
+            percepts: Optional[tuple[tuple[Term, ...], ...]] = None
             while not await asyncio.to_thread(machine.is_terminal, state):
                 if self.max_turns is not None and len(record.moves) >= self.max_turns:
                     await self._abort(session, record, f"the match passed {self.max_turns} turns")
                     return
                 legal = await asyncio.to_thread(
-                    lambda s=state: [machine.legal_moves(s, r) for r in range(len(self.players))]
+                    lambda s=state: [machine.legal_moves(s, r) for r in range(len(self.game.roles))]
                 )
-                joint = await self._turn(session, record, previous, legal)
+                messages = self._messages(PerceptPlay, Play, len(record.moves), previous, percepts)
+                joint = await self._turn(session, record, messages, legal)
+                if self.hidden:
+                    percepts = await asyncio.to_thread(percepts_of_every_role, machine, state, joint)
+                    record.extra["percepts"].append([[str(p) for p in seen] for seen in percepts])
                 state = await asyncio.to_thread(machine.next_state, state, joint)
                 previous = joint
                 record.states.append(state_text(state))
@@ -181,38 +208,57 @@ class GameController:
             return
         record.goal_values = list(goals)
         record.is_completed = True
-        stop = Stop(self.match_id, previous).to_kif()
         stops = await asyncio.gather(*(
-            self._send(session, player, stop, self.play_clock + self.grace) for player in self.players
+            self._send(session, player, message, self.play_clock + self.grace)
+            for player, message in zip(self.players, self._messages(
+                PerceptStop, Stop, len(record.moves), previous, percepts))
         ))
         record.extra["stopReplies"] = [ex.reply for ex in stops]
         log.info("match=%s finished after %d turns: goals %s, errors %s", self.match_id, len(record.moves),
                  " ".join(map(str, goals)), record.errors_by_player())
 
-    async def _turn(self, session, record: MatchRecord, previous, legal) -> tuple[Term, ...]:
-        message = Play(self.match_id, previous).to_kif()
+    def _messages(self, hidden_kind, open_kind, turn: int, previous, percepts) -> list[str]:
+        """The PLAY or STOP each player gets (in seat order): in a GDL game the
+        last joint move, the same for all; in a GDL-II game its own last move
+        and its own percepts (`nil` before the first joint move)."""
+        if not self.hidden:
+            return [open_kind(self.match_id, previous).to_kif()] * len(self.players)
+        return [
+            hidden_kind(self.match_id, turn, None if previous is None else previous[role],
+                        () if percepts is None else percepts[role]).to_kif()
+            for role in self.seats
+        ]
+
+    async def _turn(self, session, record: MatchRecord, messages: list[str], legal) -> tuple[Term, ...]:
         turn = len(record.moves)
         exchanges = await asyncio.gather(*(
-            self._send(session, player, message, self.play_clock + self.grace) for player in self.players
+            self._send(session, player, message, self.play_clock + self.grace)
+            for player, message in zip(self.players, messages)
         ))
-        joint: list[Term] = []
-        errors: list[str] = []
-        for index, (exchange, moves) in enumerate(zip(exchanges, legal)):
+        roles = len(legal)
+        joint: list[Optional[Term]] = [None] * roles
+        if self.game.random_role is not None:  # the game master's move: uniform among the legal ones
+            joint[self.game.random_role] = self._rng.choice(legal[self.game.random_role])
+        errors: list[str] = [""] * roles
+        seconds: list[float] = [0.0] * roles
+        for seat, (role, exchange) in enumerate(zip(self.seats, exchanges)):
+            moves = legal[role]
             move, code, detail = self._judge(exchange, moves)
             if code:
                 move = self._rng.choice(moves)
                 record.error_details.append({
-                    "turn": turn, "role": record.roles[index], "player": self.player_names[index],
+                    "turn": turn, "role": record.roles[role], "player": self.player_names[seat],
                     "error": code, "detail": detail, "reply": exchange.reply, "substitute": str(move),
                 })
                 log.warning("match=%s turn=%d role=%s player=%s: %s (%s); playing %s instead",
-                            self.match_id, turn, record.roles[index], self.player_names[index],
+                            self.match_id, turn, record.roles[role], self.player_names[seat],
                             code, detail, move)
-            joint.append(move)
-            errors.append(code)
+            joint[role] = move
+            errors[role] = code
+            seconds[role] = round(exchange.seconds, 4)
         record.moves.append([str(m) for m in joint])
         record.errors.append(errors)
-        record.move_times.append([round(ex.seconds, 4) for ex in exchanges])
+        record.move_times.append(seconds)
         return tuple(joint)
 
     def _judge(self, exchange: Exchange, legal: Sequence[Term]) -> tuple[Optional[Term], str, str]:
@@ -272,6 +318,8 @@ def format_result(record: MatchRecord) -> str:
              + ("aborted: " + (record.abort_reason or "") if record.is_aborted else f"{len(record.moves)} turns")]
     errors = record.errors_by_player()
     for index, role in enumerate(record.roles):
+        if index < len(record.players) and record.players[index] == GAME_MASTER:
+            continue
         goal = record.goal_values[index] if record.goal_values else "-"
         player = record.players[index] if index < len(record.players) else ""
         lines.append(f"  {role:<12} {player:<28} goal {goal:>3}  errors {errors[index]}")

@@ -6,8 +6,16 @@ core by default) or on a Dask cluster, and plays one full match over HTTP
 through the GameController (`lineup.play_match`); it returns the record, and the
 driver writes every record, a JSON summary, a CSV of the matches and a PNG plot.
 
-Seats rotate: in match i, seat r (the game's r-th role) goes to player
-(i + r) mod P, so with two players in a two-role game they alternate sides.
+Seats rotate: in match i, seat r (the game's r-th player role) goes to player
+(i + r) mod P, so with two players in a two-role game they alternate sides. The
+role `random` of a GDL-II game is no seat: the controller plays it, and its
+goal counts for nobody.
+
+A tournament can be resumed (`resume`): its output folder keeps the plan
+(`plan.json`: the game, the players, the clocks and the time stamp that names
+the matches), and a match whose record is already in `records/` is read back
+instead of played again, so a long series stopped halfway (a reboot, a
+Ctrl-C) goes on where it stopped.
 
 Scores: in each match a seat scores 1 for each other seat it beats on goal
 value and 1/2 for each tie, divided by the number of other seats (a two-player
@@ -42,7 +50,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from ..gdl import load_game
-from ..player.records import MatchRecord, write_record
+from ..player.records import MatchRecord, load_record, record_filename, write_record
 from .lineup import parse_player_spec, play_match
 
 #: z for a two-sided 95% interval.
@@ -64,6 +72,8 @@ class MatchTask:
     play_clock: float
     seed: int
     engine: str = "prolog"
+    #: the role index of each seat (every role but `random`, in role order)
+    seat_roles: tuple[int, ...] = ()
 
 
 def run_match_task(task: MatchTask) -> dict:
@@ -205,9 +215,11 @@ def run_tournament(
     seed: int = 0,
     engine: str = "prolog",
     progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
+    resume: bool = False,
 ) -> TournamentResult:
     """Play `games` matches and write tournament.json, matches.csv, winrate.png and
-    the match records under `out_dir`. `cluster` is a Dask scheduler address."""
+    the match records under `out_dir`. `cluster` is a Dask scheduler address.
+    `resume`: reuse the plan in `out_dir` and the records already there."""
     specs = [parse_player_spec(text) for text in players]  # fail before any process starts
     if workers is None and not cluster and any(spec.is_remote for spec in specs):
         workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
@@ -215,26 +227,35 @@ def run_tournament(
     game_text = game_path.read_text(encoding="utf-8", errors="replace")
     game = load_game(game_text)
     game_name = game_path.stem
-    stamp = int(time.time() * 1000)
+    out_dir = Path(out_dir)
+    stamp = _plan_stamp(out_dir, game_name, list(players), start_clock, play_clock, seed, resume)
     labels = player_labels(list(players))
     tasks = []
     for i in range(games):
-        seats = seating(i, len(players), len(game.roles))
+        seats = seating(i, len(players), len(game.player_roles))
         tasks.append(MatchTask(
             index=i, match_id=f"ggp-agent.tournament.{game_name}.{stamp}.{i:04d}",
             game_text=game_text, game_name=game_name,
             seats=tuple(players[p] for p in seats), seat_players=seats,
             labels=tuple(labels[p] for p in seats),
             start_clock=start_clock, play_clock=play_clock, seed=seed * 100003 + i, engine=engine,
+            seat_roles=game.player_roles,
         ))
     backend = f"dask {cluster}" if cluster else f"process pool ({workers or os.cpu_count() or 1} workers)"
     result = TournamentResult(game_name, labels, games, start_clock, play_clock, backend)
     result.summaries = [PlayerSummary(label) for label in labels]
-    out_dir = Path(out_dir)
     records_dir = out_dir / "records"
     began = time.monotonic()
     done = 0
-    for outcome in _outcomes(tasks, workers, cluster):
+    kept = {task.index: records_dir / record_filename(task.match_id) for task in tasks}
+    kept = {index: path for index, path in kept.items() if resume and path.exists()}
+    for index, path in sorted(kept.items()):
+        done += 1
+        _absorb(result, tasks[index], {"index": index, "record": load_record(path).to_json(), "resumed": True},
+                records_dir)
+    if kept and progress is not None:
+        progress(done, games, result)
+    for outcome in _outcomes([task for task in tasks if task.index not in kept], workers, cluster):
         done += 1
         _absorb(result, tasks[outcome["index"]], outcome, records_dir)
         if progress is not None:
@@ -245,7 +266,28 @@ def run_tournament(
     return result
 
 
+def _plan_stamp(out_dir: Path, game_name: str, players: list[str], start_clock: float, play_clock: float,
+                seed: int, resume: bool) -> int:
+    """The time stamp that names the matches: a resumed tournament's own, from
+    its plan (which must be the same tournament), else now (and a new plan)."""
+    plan_path = out_dir / "plan.json"
+    plan = {"game": game_name, "players": players, "startClock": start_clock, "playClock": play_clock,
+            "seed": seed}
+    if resume and plan_path.exists():
+        saved = json.loads(plan_path.read_text(encoding="utf-8"))
+        differences = [key for key in plan if saved.get(key) != plan[key]]
+        if differences:
+            raise ValueError(f"{out_dir} holds another tournament (its {', '.join(differences)} differ)")
+        return int(saved["stamp"])
+    stamp = int(time.time() * 1000)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text(json.dumps({**plan, "stamp": stamp}, indent=1), encoding="utf-8")
+    return stamp
+
+
 def _outcomes(tasks: list[MatchTask], workers: Optional[int], cluster: Optional[str]):
+    if not tasks:
+        return
     if cluster:
         try:
             from distributed import Client, as_completed
@@ -276,14 +318,17 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
         result.rows.append(row)
         return
     record = MatchRecord.from_json(outcome["record"])
-    write_record(record, records_dir)
-    errors = record.errors_by_player()
-    row.update({"roles": record.roles, "goals": record.goal_values, "errors": errors,
+    if not outcome.get("resumed"):  # a record read back from the folder is there already
+        write_record(record, records_dir)
+    roles = task.seat_roles or tuple(range(len(record.roles)))
+    errors = [record.errors_by_player()[r] for r in roles]
+    goals = [record.goal_values[r] for r in roles] if record.goal_values else None
+    row.update({"roles": [record.roles[r] for r in roles], "goals": goals, "errors": errors,
                 "turns": len(record.moves), "aborted": record.is_aborted})
     result.rows.append(row)
-    if record.is_aborted or not record.goal_values:
+    if record.is_aborted or not goals:
         return
-    scores = seat_scores(record.goal_values)
+    scores = seat_scores(goals)
     for player, summary in enumerate(result.summaries):
         seats = [r for r, sitting in enumerate(task.seat_players) if sitting == player]
         if not seats:
@@ -291,7 +336,7 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
         score = sum(scores[r] for r in seats) / len(seats)
         summary.matches += 1
         summary.score += score
-        summary.goal_total += sum(record.goal_values[r] for r in seats) / len(seats)
+        summary.goal_total += sum(goals[r] for r in seats) / len(seats)
         summary.errors += sum(errors[r] for r in seats)
         if score > 0.5:
             summary.wins += 1

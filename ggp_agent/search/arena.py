@@ -23,7 +23,8 @@ Layout (N nodes, E edges, R roles, C move codes, W-playout window):
   table in the pools below, or -1);
 - edges: one per (node, role, legal move): `edge_code`, `edge_n`, `edge_w` (the
   sum of that role's rewards in [0, 1]), `edge_child` (the child state when
-  only this role chooses at the node, or -1);
+  only this role chooses at the node, or -1), `edge_regret` (regret matching's
+  cumulative regret at simultaneous nodes; one slot when the rule is off);
 - `tt`: open-addressing transposition table, state hash -> node + 1;
 - `tr_*`: children of nodes where several roles choose (simultaneous moves),
   keyed by (node, joint move);
@@ -76,7 +77,9 @@ C_FREEZES = 20       # permutation tables frozen
 C_PROVEN = 21        # nodes proven
 C_BROKEN = 22        # rollouts that met a role without legal moves
 C_INTERRUPT = 23     # set by another thread: the running batch stops at its next iteration
-N_COUNTERS = 24
+C_CHANCE = 24        # the chance role (GDL-II's random: uniform at every node), or -1
+C_FORCE_EDGE = 25    # a root edge every descent takes (ensemble searches force a root move), or -1
+N_COUNTERS = 26
 
 
 class Arena(NamedTuple):
@@ -97,6 +100,7 @@ class Arena(NamedTuple):
     edge_w: np.ndarray       # float64[E]
     edge_child: np.ndarray   # int32[E]
     edge_feat: np.ndarray    # int32[E]: the code the statistics use (the move's, or its effect's)
+    edge_regret: np.ndarray  # float64[E], or [1] without regret matching (Capacity.regret)
     tt: np.ndarray           # int32[T], node + 1, 0 empty (T a power of two)
     tr_node: np.ndarray      # int32[S], node + 1, 0 empty (S a power of two)
     tr_joint: np.ndarray     # int64[S]
@@ -153,6 +157,8 @@ class Capacity:
     max_rollout: int
     #: codes beyond the move codes are effect codes (SearchParams.codes == "effects")
     effects: bool = False
+    #: edges keep regrets (SearchParams.sim == "rm")
+    regret: bool = False
 
     def describe(self) -> str:
         return (f"{self.nodes} nodes, {self.edges} edges, {self.amaf_tables} AMAF and "
@@ -206,6 +212,7 @@ def plan_capacity(
     max_rollout: int = 1000,
     min_nodes: int = 4096,
     effects: bool = False,
+    regret: bool = False,
 ) -> Capacity:
     """Capacities that fit `memory_cap` bytes (and a quarter of free memory).
 
@@ -229,7 +236,7 @@ def plan_capacity(
         8 + 8 + 8 * n_words + 8 + 1 + 2 * n_roles + 4 * (n_roles + 1) + 4 + 4  # node fields
         + 8  # transposition slots (two per node)
         + 8  # collection scratch
-        + edges_per_node * 24
+        + edges_per_node * (32 if regret else 24)
         + (32 if simultaneous else 2)  # transitions
         + (12 * codes + 8) / amaf_every
         + (8 * codes + 4) * 2 / max(rho, 1)
@@ -251,6 +258,7 @@ def plan_capacity(
             max_depth=max_depth,
             max_rollout=max_rollout,
             effects=effects,
+            regret=regret,
         )
 
     capacity = sized(nodes)
@@ -293,6 +301,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),
         "edge_code": ((e,), np.int32), "edge_n": ((e,), np.int32), "edge_w": ((e,), np.float64),
         "edge_child": ((e,), np.int32), "edge_feat": ((e,), np.int32),
+        "edge_regret": ((e if capacity.regret else 1,), np.float64),
         "tt": ((_pow2_at_least(2 * n),), np.int32),
         "tr_node": ((t,), np.int32), "tr_joint": ((t,), np.int64), "tr_child": ((t,), np.int32),
         "amaf_n": ((a, c), np.int32), "amaf_w": ((a, c), np.float64), "amaf_owner": ((a,), np.int32),
@@ -359,10 +368,12 @@ def new_arena(
     n_words: int,
     code_role: Optional[np.ndarray] = None,
     goal_values: Optional[Sequence[Sequence[int]]] = None,
+    chance_role: Optional[int] = None,
 ) -> Arena:
     """An empty arena (no root yet). `code_role[c]` is the role of code c when the
     codes are known in advance (the propnet); otherwise codes are registered as
-    they are met (`table.register_code`)."""
+    they are met (`table.register_code`). `chance_role` is the role that moves
+    uniformly at random (GDL-II's `random`), if any."""
     r = max(1, n_roles)
     lo, kind, param, weight = goal_planes(goal_values, r)
     layout = _layout(capacity, r, n_words, len(kind))
@@ -377,6 +388,8 @@ def new_arena(
         arrays["code_role"][: len(code_role)] = code_role
         counters[C_CODES] = len(code_role)
     counters[C_ROOT] = -1
+    counters[C_CHANCE] = -1 if chance_role is None else chance_role
+    counters[C_FORCE_EDGE] = -1
     counters[C_AMAF_REF] = -1
     counters[C_PERM_REF] = -1
     return Arena(**arrays)

@@ -100,6 +100,8 @@ def collect_garbage(A):
             A.edge_feat[d] = A.edge_feat[e]
             A.edge_n[d] = A.edge_n[e]
             A.edge_w[d] = A.edge_w[e]
+            if e < A.edge_regret.shape[0]:
+                A.edge_regret[d] = A.edge_regret[e]
             child = A.edge_child[e]
             A.edge_child[d] = remap[child] if child >= 0 else -1
         for r in range(roles + 1):
@@ -166,9 +168,10 @@ def _slide_tables(node_flags, remap, used, owners, node_table, counts, values):
     for t in range(used):
         owner = owners[t]
         if (node_flags[owner] & MARKED) != 0 and node_table[owner] == t:
-            if kept != t:
-                counts[kept, :] = counts[t, :]
-                values[kept, :] = values[t, :]
+            if kept != t:  # element by element: a slice copy within one array allocates (needs NRT)
+                for c in range(counts.shape[1]):
+                    counts[kept, c] = counts[t, c]
+                    values[kept, c] = values[t, c]
             owners[kept] = remap[owner]
             node_table[owner] = kept
             kept += 1

@@ -82,7 +82,7 @@ class MonteCarloSearch(Search):
     def hold(self) -> None:
         self._held.set()
 
-    def advance(self, joint_move: Sequence[Term], state: State,
+    def advance(self, joint_move: Optional[Sequence[Term]], state: State,
                 legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         self._set_root(state, legal_moves)
 
@@ -202,7 +202,7 @@ class RandomSearch(Search):
     def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         self._moves = our_moves(self._machine, state, self._role, legal_moves)
 
-    def advance(self, joint_move: Sequence[Term], state: State,
+    def advance(self, joint_move: Optional[Sequence[Term]], state: State,
                 legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         self._moves = our_moves(self._machine, state, self._role, legal_moves)
 

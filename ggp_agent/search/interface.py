@@ -8,8 +8,13 @@ they read what the search's worker thread has published, so the player can call
 them at its deadline. A search may fail in any way; the player keeps a legal
 move of its own.
 
+In a GDL-II match the player cannot see the state: it keeps a belief (the
+states its moves and percepts leave possible, `belief.Belief`) and hands it to
+`observe` each turn instead of calling `advance`.
+
 Every method a player calls is declared here, with a default where a search may
-have nothing to do (`hold`); a player never asks a search what it can do.
+have nothing to do (`hold`) or can do without knowing more (`observe`); a
+player never asks a search what it can do.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Optional, Sequence
 
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State
+from .belief import Belief
 
 
 class Search(abc.ABC):
@@ -41,10 +47,11 @@ class Search(abc.ABC):
         """
 
     @abc.abstractmethod
-    def advance(self, joint_move: Sequence[Term], state: State,
+    def advance(self, joint_move: Optional[Sequence[Term]], state: State,
                 legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """The match moved on by `joint_move` to `state` (computed by the player's
-        engine); a search with its own engine may use the joint move alone."""
+        engine); a search with its own engine may use the joint move alone.
+        `joint_move` is None when nobody knows it (`observe`'s default)."""
 
     @abc.abstractmethod
     def best_move(self) -> Optional[Term]:
@@ -58,6 +65,14 @@ class Search(abc.ABC):
     @abc.abstractmethod
     def stats(self) -> dict:
         """Figures about the current root for logs and the status page (JSON-safe)."""
+
+    def observe(self, belief: Belief, legal_moves: tuple[Term, ...]) -> None:
+        """GDL-II: the match moved on to a state we cannot see; `belief` holds the
+        states consistent with what we perceived, `legal_moves` are ours (the
+        same in all of them). By default the likeliest state is searched as if
+        it were the state (one determinization); the ensemble search
+        (`determinized.py`) spreads over many."""
+        self.advance(None, belief.most_likely(), legal_moves)
 
     def hold(self) -> None:
         """A joint move has arrived: make no engine call until `advance`.

@@ -17,6 +17,8 @@ from typing import Mapping
 
 import numpy as np
 
+from .ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
+
 RULE_UCT = 0
 RULE_GRAVE = 1
 RULE_MCPS = 2
@@ -39,10 +41,17 @@ P_WINDOW = 6
 P_SOLVER = 7
 P_MAX_DEPTH = 8
 P_CODES = 9
-N_PARAMS = 10
+P_SIM = 10
+P_RM_GAMMA = 11
+N_PARAMS = 12
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 CODES = {"moves": 0, "effects": 1}
+
+SIM_DUCB = 0
+SIM_RM = 1
+#: The selection at simultaneous nodes (see `SearchParams.sim`).
+SIMULTANEOUS_RULES = {"ducb": SIM_DUCB, "rm": SIM_RM}
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,11 @@ class SearchParams:
       capture flag, its Wargame codes a destination); this is the GGP way to do
       the same without knowing the game. Needs a propnet (else moves); costs a
       look-ahead of every move of the chooser when a node is expanded.
+    - `sim`: the selection at simultaneous nodes (two or more roles other than
+      the chance role with a choice): "ducb", each role's own bandit under the
+      rule (decoupled, as CadiaPlayer does), or "rm", regret matching
+      (`regret.py`), whose average strategy is sampled for the move played.
+    - `rm_gamma`: regret matching's share of uniform exploration.
     """
 
     rule: str = "mcps"
@@ -84,6 +98,8 @@ class SearchParams:
     solver: bool = True
     max_depth: int = 400
     codes: str = "moves"
+    sim: str = "ducb"
+    rm_gamma: float = 0.1
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -92,6 +108,10 @@ class SearchParams:
             raise ValueError(f"search settings out of range: {self}")
         if self.codes not in CODES:
             raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
+        if self.sim not in SIMULTANEOUS_RULES:
+            raise ValueError(f"unknown sim {self.sim!r}; known: {', '.join(SIMULTANEOUS_RULES)}")
+        if not 0.0 < self.rm_gamma <= 1.0:
+            raise ValueError(f"rm_gamma {self.rm_gamma} out of range (0, 1]")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
 
@@ -108,6 +128,8 @@ class SearchParams:
         packed[P_SOLVER] = 1.0 if self.solver else 0.0
         packed[P_MAX_DEPTH] = self.max_depth
         packed[P_CODES] = CODES[self.codes]
+        packed[P_SIM] = SIMULTANEOUS_RULES[self.sim]
+        packed[P_RM_GAMMA] = self.rm_gamma
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":
@@ -132,8 +154,11 @@ class SearchParams:
         return asdict(self)
 
 
-#: The constants a player may set by name (every field but the rule).
-CONSTANTS = tuple(f.name for f in fields(SearchParams) if f.name != "rule")
+#: The constants of the tree rules a player may set by name (every field but the rule).
+TREE_CONSTANTS = tuple(f.name for f in fields(SearchParams) if f.name != "rule")
+#: Every constant a player may set by name: the tree rules', then Ensemble
+#: Determinization MCTS's (GDL-II matches, `ensemble.py`).
+CONSTANTS = TREE_CONSTANTS + ENSEMBLE_CONSTANTS
 
 
 def checked_option(key: str, value: str) -> tuple[str, str]:
@@ -141,8 +166,17 @@ def checked_option(key: str, value: str) -> tuple[str, str]:
     (an unknown constant, or a value the constant cannot take)."""
     if key not in CONSTANTS:
         raise ValueError(f"unknown search constant {key!r} (known: {', '.join(CONSTANTS)})")
-    SearchParams().with_options({key: value})
+    if key in ENSEMBLE_CONSTANTS:
+        EnsembleParams().with_options({key: value})
+    else:
+        SearchParams().with_options({key: value})
     return key, value
+
+
+def split_options(options: Mapping[str, object]) -> tuple[dict, dict]:
+    """A player's search options as (the tree rule's, the ensemble's)."""
+    tree = {key: value for key, value in options.items() if key not in ENSEMBLE_CONSTANTS}
+    return tree, {key: value for key, value in options.items() if key in ENSEMBLE_CONSTANTS}
 
 
 _TRUE = ("1", "true", "yes", "on")

@@ -1,13 +1,16 @@
 """The root: the child a played joint move leads to, and the move to play.
 
 `best_edge` is what the player's reply comes from: a proven win first, never
-a proven loss while something else remains, else the most visited edge.
+a proven loss while something else remains, else the most visited edge;
+`played_edge` adds regret matching's mixed strategy at a simultaneous root.
 """
 
 from __future__ import annotations
 
 from ..propnet.jit import kernel
 from .arena import C_ROOT, EXPANDED, PROVEN
+from .params import P_SIM, SIM_RM
+from .regret import root_sample, simultaneous
 from .select import role_best_goal
 from .solver import better_proof
 from .table import choosers, find_child
@@ -92,6 +95,19 @@ def best_edge(A, role):
         if proven_goal > mean:
             return proven_best
     return best
+
+
+@kernel
+def played_edge(A, P, role, rng):
+    """The edge `role` plays at the root: `best_edge`, except at a simultaneous
+    root under regret matching (`sim=rm`), where the move is drawn from the
+    average strategy (a deterministic reply to a mixed equilibrium is exploitable)."""
+    root = A.counters[C_ROOT]
+    if P[P_SIM] == SIM_RM and (A.node_flags[root] & EXPANDED) != 0 and simultaneous(A, root):
+        e = root_sample(A, P, root, role, rng)
+        if e >= 0:
+            return e
+    return best_edge(A, role)
 
 
 @kernel

@@ -17,6 +17,12 @@ statistics n̂, Q̂:
 - MCPS (Cazenave 2026): (n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0;
   an edge with ñ = 0 first.
 
+Two kinds of node choose otherwise, before any rule: the chance role (GDL-II's
+`random`, `A.counters[C_CHANCE]`) picks uniformly among its edges at every node
+(it plays for no goal: a maximizing bandit would make the dice conspire), and
+with `sim=rm` a role at a simultaneous node plays by regret matching
+(`regret.py`).
+
 Ties go to a random edge (the scan starts at a random offset). With the
 solver, at a node where one role alone chooses, an edge to a child proven to
 give that role its best goal is taken at once, and an edge to any other proven
@@ -33,9 +39,10 @@ import math
 import numpy as np
 
 from ..propnet.bits import rand_below
-from .arena import PROVEN
+from .arena import C_CHANCE, PROVEN
 from ..propnet.jit import kernel
-from .params import P_BIAS, P_C, P_RULE, RULE_GRAVE, RULE_UCT
+from .params import P_BIAS, P_C, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM
+from .regret import regret_choose, simultaneous
 
 INFINITY = np.inf
 
@@ -102,6 +109,10 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     count = hi - lo
     if count <= 1:
         return lo
+    if role == A.counters[C_CHANCE]:
+        return lo + rand_below(rng, count)
+    if P[P_SIM] == SIM_RM and simultaneous(A, node):
+        return regret_choose(A, P, node, role, rng)
     rule = int(P[P_RULE])
     amaf_table = A.node_amaf[amaf_ref] if amaf_ref >= 0 else -1
     perm_table = A.node_perm[perm_ref] if perm_ref >= 0 else -1

@@ -4,14 +4,16 @@ Terminal nodes are proven. A node where one role chooses is proven when a child
 is proven to give that role its best goal (the highest goal value it can get,
 known from the propnet, else 100), or when every child is proven (its value is
 then the child best for that role). Nodes where several roles choose are never
-proven: no pure minimax value exists in general. Proof lengths make every
-proven line end (see `better_proof`).
+proven: no pure minimax value exists in general. A node where only the chance
+role chooses is proven when every child is proven to the same goals (its value
+is an expectation, not a choice). Proof lengths make every proven line end
+(see `better_proof`).
 """
 
 from __future__ import annotations
 
 from ..propnet.jit import kernel
-from .arena import C_PROVEN, EXPANDED, PROVEN
+from .arena import C_CHANCE, C_PROVEN, EXPANDED, PROVEN
 from .select import role_best_goal
 from .table import choosers
 
@@ -39,6 +41,8 @@ def try_prove(A, node):
     many, role = choosers(A, node)
     if many >= 2:
         return False
+    if many == 1 and role == A.counters[C_CHANCE]:
+        return _prove_chance(A, node, A.node_edges[node, role], A.node_edges[node, role + 1])
     lo = A.node_edges[node, role]
     hi = A.node_edges[node, role + 1]
     best_goal = role_best_goal(A, role)
@@ -59,6 +63,25 @@ def try_prove(A, node):
         _prove(A, node, best)
         return True
     return False
+
+
+@kernel
+def _prove_chance(A, node, lo, hi):
+    """A chance node is proven when every child is proven to the same goals."""
+    first = -1
+    for e in range(lo, hi):
+        child = A.edge_child[e]
+        if child < 0 or (A.node_flags[child] & PROVEN) == 0:
+            return False
+        if first < 0:
+            first = child
+        for r in range(A.node_goals.shape[1]):
+            if A.node_goals[child, r] != A.node_goals[first, r]:
+                return False
+    if first < 0:
+        return False
+    _prove(A, node, first)
+    return True
 
 
 @kernel

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from ..propnet.jit import kernel
 from .arena import (
-    C_AMAF, C_AMAF_REF, C_CODES, C_EDGES, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES,
+    C_AMAF, C_AMAF_REF, C_CODES, C_EDGES, C_FORCE_EDGE, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES,
     C_MAX_DEPTH, C_PATH, C_PERM_REF, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, C_STAMP, EXPANDED, PROVEN, TERMINAL,
 )
 from .mcps import freeze, record_playout
-from .params import P_AMAF_ALLOC, P_MAX_DEPTH, P_RHO, P_RULE, P_SOLVER, RULE_MCPS, RULE_UCT
+from .params import P_AMAF_ALLOC, P_MAX_DEPTH, P_RHO, P_RULE, P_SIM, P_SOLVER, RULE_MCPS, RULE_UCT, SIM_RM
+from .regret import regret_backup
 from .select import choose_edge
 from .solver import try_prove
 from .table import choosers, find_child, link_child, new_node, tt_find
@@ -70,6 +71,8 @@ def expand(A, node):
             A.edge_n[e] = 0
             A.edge_w[e] = 0.0
             A.edge_child[e] = -1
+            if e < A.edge_regret.shape[0]:
+                A.edge_regret[e] = 0.0
             e += 1
             k += 1
     A.node_edges[node, roles] = e
@@ -149,8 +152,12 @@ def descend(A, P, rng):
         many, key_role = choosers(A, node)
         amaf_ref = A.counters[C_AMAF_REF]
         perm_ref = A.counters[C_PERM_REF]
+        forced = A.counters[C_FORCE_EDGE] if depth == 0 else -1
         for r in range(roles):
-            e = choose_edge(A, P, node, r, amaf_ref, perm_ref, rng, solver and many == 1 and r == key_role)
+            if A.node_edges[node, r] <= forced < A.node_edges[node, r + 1]:
+                e = forced  # an ensemble search tries this root move in every tree
+            else:
+                e = choose_edge(A, P, node, r, amaf_ref, perm_ref, rng, solver and many == 1 and r == key_role)
             A.path_edge[depth, r] = e
             A.path_move[depth, r] = A.edge_code[e]
             feature = A.edge_feat[e]
@@ -220,6 +227,8 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
             e = A.path_edge[k, r]
             A.edge_n[e] += 1
             A.edge_w[e] += A.reward[r]
+    if P[P_SIM] == SIM_RM:
+        regret_backup(A, P, steps)
     if rule != RULE_UCT:
         # AMAF: node k gets every distinct code played from step k on (first
         # occurrence), scored for the code's role. Built from the end backwards.

@@ -34,6 +34,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..gdl.dialect import random_role_index
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
@@ -45,7 +46,7 @@ from .arena import (
 from .collect import clear_tree, collect_garbage
 from .interface import Search
 from .params import RULES, SearchParams
-from .root import best_edge, depth_of_tree, root_child, root_choice_codes
+from .root import best_edge, depth_of_tree, played_edge, root_child, root_choice_codes
 from .runners import make_runner
 from .worker import SearchWorker
 
@@ -120,11 +121,12 @@ class TreeSearch(Search):
             memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
             amaf_alloc=self.params.amaf_alloc, window=self.params.window,
             max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
-            effects=self.params.codes == "effects",
+            effects=self.params.codes == "effects", regret=self.params.sim == "rm",
         )
         self.capacity = capacity
         self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
-                               code_role=runner.code_role(), goal_values=runner.goal_values())
+                               code_role=runner.code_role(), goal_values=runner.goal_values(),
+                               chance_role=random_role_index(self.machine.roles))
         runner.prepare_arena(self.arena)
         root = runner.root_node(self.arena, self._packed, state)
         if root < 0:
@@ -142,9 +144,10 @@ class TreeSearch(Search):
             self._runner.held = True
             self._interrupt()
 
-    def advance(self, joint_move: Sequence[Term], state: State,
+    def advance(self, joint_move: Optional[Sequence[Term]], state: State,
                 legal_moves: Optional[tuple[Term, ...]] = None) -> None:
-        """Move the root by the joint move the match played (tree reuse)."""
+        """Move the root by the joint move the match played (tree reuse); with
+        no joint move (a determinization of a GDL-II match), to the state's node."""
         runner = self._runner
         A = self.arena
         began = time.perf_counter()
@@ -154,7 +157,7 @@ class TreeSearch(Search):
             waited = time.perf_counter() - began
             self._resume()
             runner.held = False
-            codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
+            codes = [None] if joint_move is None else [runner.code_of(r, m) for r, m in enumerate(joint_move)]
             if legal_moves is not None:
                 our = len(legal_moves)
             else:
@@ -221,6 +224,10 @@ class TreeSearch(Search):
     def stop(self) -> None:
         self._interrupt()
         self._worker.stop()
+
+    def root_done(self) -> bool:
+        """True when searching the root can teach nothing (terminal or proven)."""
+        return bool(tree.root_done(self.arena, self._packed))
 
     def stats(self) -> dict:
         if self._lock.acquire(blocking=False):
@@ -348,7 +355,7 @@ class TreeSearch(Search):
         A = self.arena
         if A is None or self._our_choices == 0:
             return None
-        edge = int(best_edge(A, self.role))
+        edge = int(played_edge(A, self._packed, self.role, self._runner.rng))
         if edge < 0:
             return None
         return self._runner.move_of(int(A.edge_code[edge]))

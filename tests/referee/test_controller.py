@@ -118,7 +118,7 @@ def test_a_player_that_is_not_there():
 
 
 def test_player_count_must_match_roles():
-    with pytest.raises(ValueError, match="2 roles"):
+    with pytest.raises(ValueError, match="2 player roles"):
         GameController(load_game(TICTACTOE), [PlayerAddress("127.0.0.1", 1)], 1, 1)
 
 

@@ -1,0 +1,166 @@
+"""PLAY in a GDL-II match: update the belief from our move and percepts, let the search think, answer.
+
+A GDL-II game master (the Dresden protocol) tells a player only its own move as
+executed (LASTMOVE) and its own percepts (PERCEPTS), numbered by TURN from 0.
+So instead of following the state, the player keeps a belief (`search.belief`):
+the weighted states consistent with everything it was told. Each PerceptPlay:
+
+1. the search is held (its trees are about the last turn);
+2. the belief takes the turn's observation (turns we never got a message for
+   are taken as unknown moves and percepts) in the engine pool, within
+   `belief_budget` of the time to the deadline, and a log line says how many
+   consistent states it holds;
+3. our legal moves come from the belief (a move illegal in the true state is
+   one the percepts rule out), with a random one kept as the fallback;
+4. the search gets the belief (`Search.observe`), thinks until the deadline
+   and names the move (`TurnTaker._choose`, which checks it against those
+   legal moves).
+
+A PerceptStop updates the belief one last time (terminal states only), so the
+player's record can give the goals of the likeliest end. A GDL message in a
+GDL-II match, or the reverse, is a `MatchError` that names the dialect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Optional
+
+from ..reasoner.prolog_thread import urgent_calls
+from ..search.belief import BeliefUpdate, belief_budget
+from .match import Match, TurnLog, UnsentReply
+from .play import MatchError, StartFailedError, TurnTaker, quietly
+from .protocol import PerceptPlay, PerceptStop
+
+log = logging.getLogger(__name__)
+
+#: Seconds the last belief update of a match (at STOP, for the record) may take.
+FINAL_UPDATE_SECONDS = 1.0
+
+
+class HiddenTurnTaker(TurnTaker):
+    """Answers the PerceptPlays of every GDL-II match of one player."""
+
+    async def play_percepts(self, match: Match, message: PerceptPlay, received: float) -> str:
+        """The reply to a PerceptPlay (the match's lock held by the caller)."""
+        start = match.start
+        hard_limit = received + start.play_clock
+        clock_deadline = hard_limit - self.margins.margin(start.play_clock)
+        deadline = clock_deadline
+        if self.config.think_time is not None:
+            deadline = min(deadline, received + self.config.think_time)
+        try:
+            await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, hard_limit - time.monotonic()))
+        except asyncio.TimeoutError:
+            log.error("PLAY match=%s: the game is still compiling at the play clock", match.match_id)
+            return "nil"
+        except Exception as error:
+            raise StartFailedError(f"match {match.match_id} could not start: {error}") from None
+        if match.belief is None:
+            raise MatchError(f"match {match.match_id} plays a GDL game: expected (play ID MOVES), "
+                             "got the GDL-II form (play ID TURN LASTMOVE PERCEPTS)")
+        following = match.following
+        link = match.link
+        seen = len(match.history.observations)
+        if message.turn < seen or (message.turn == 0 and seen > 0):
+            raise MatchError(f"PLAY for match {match.match_id} has turn {message.turn}; turn {seen} was expected")
+        if message.turn > 0 and following.lost is None:
+            if link.search is not None:
+                quietly(link.search.hold)
+            soft, hard = belief_budget(time.monotonic(), deadline, clock_deadline)
+            steps = [(None, None)] * (message.turn - seen - 1) + [(message.last_move, message.percepts)]
+            reports = await self._update(match, steps, soft, hard, final=False)
+            if reports is not None:
+                link.current = False
+                try:
+                    await self._call_search(match, _observe, match,
+                                            timeout=max(0.0, clock_deadline - time.monotonic()))
+                except Exception as error:  # noqa: BLE001 - the fallback plays
+                    log.error("PLAY match=%s: the search did not take the new belief (%s)", match.match_id, error)
+        planned = None
+        if len(following.legal_now) > 1 and link.current and link.search.thinks:
+            planned = deadline
+            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        move, source, stats = await self._choose(match, hard_limit)
+        reply_at = time.monotonic()
+        turn = TurnLog(message.turn, str(move), source, reply_at - received, hard_limit - reply_at, stats)
+        match.history.turns.append(turn)
+        match.unsent = UnsentReply(turn, planned, hard_limit)
+        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s",
+                 match.match_id, match.role_text, turn.turn, turn.move, source.value, turn.time_used,
+                 turn.margin_left, stats.get("playouts", "-"))
+        return "nil" if move is None else str(move)
+
+    async def _update(self, match: Match, steps: list, soft: float, hard: float,
+                      final: bool) -> Optional[list[BeliefUpdate]]:
+        """The belief takes `steps` (move, percepts) in the engine pool; our legal
+        moves and the fallback follow. None when the belief cannot be updated
+        (the last legal moves we know then play)."""
+        loop = asyncio.get_running_loop()
+        try:
+            reports, legal = await loop.run_in_executor(self._engine_pool, _take, match, steps, soft, hard, final)
+        except Exception as error:  # noqa: BLE001 - an engine failure: play on what we know
+            self.lose_track(match, error)
+            return None
+        for (move, percepts), report in zip(steps, reports):
+            match.history.observations.append({
+                "turn": report.turn, "move": None if move is None else str(move),
+                "percepts": None if percepts is None else [str(p) for p in percepts], "belief": report.to_json(),
+            })
+            level = logging.ERROR if report.lost else logging.INFO
+            log.log(level, "belief match=%s role=%s turn=%d: %s", match.match_id, match.role_text, report.turn,
+                    report.describe())
+        if not final:
+            following = match.following
+            following.legal_now = legal
+            following.fallback = self._rng.choice(legal) if legal else None
+        return reports
+
+    async def finish(self, match: Match, message: PerceptStop) -> None:
+        """The last observation (the game is over): a belief over terminal states,
+        for the goals in the player's record."""
+        if match.belief is None or match.following is None or match.following.lost is not None:
+            return
+        seen = len(match.history.observations)
+        if message.turn <= seen:
+            return
+        steps = [(None, None)] * (message.turn - seen - 1) + [(message.last_move, message.percepts)]
+        now = time.monotonic()
+        await self._update(match, steps, now + FINAL_UPDATE_SECONDS / 2, now + FINAL_UPDATE_SECONDS, final=True)
+
+
+def _take(match: Match, steps: list, soft: float, hard: float, final: bool):
+    """Belief updates in the engine pool (its Prolog calls ahead of the search's):
+    the reports, and our legal moves in the new belief (none after the last)."""
+    belief = match.belief
+    reports = []
+    with urgent_calls():
+        for index, (move, percepts) in enumerate(steps):
+            last = index == len(steps) - 1
+            reports.append(belief.update(move, percepts, soft, hard, final=final and last))
+        legal = () if final else belief.legal_moves()
+    return reports, legal
+
+
+def _observe(match: Match) -> None:
+    """Hand the belief to the search (search pool thread)."""
+    link = match.link
+    if link.search is None:
+        return
+    link.search.observe(match.belief, match.following.legal_now)
+    link.current = True
+
+
+def expected_goals(match: Match) -> Optional[list[int]]:
+    """The goals of the likeliest final state of a GDL-II match (None before the end)."""
+    belief = match.belief
+    following = match.following
+    if belief is None or following is None or not belief.history:
+        return None
+    state = belief.most_likely()
+    if not following.machine.is_terminal(state):
+        return None
+    return list(following.machine.goal_values(state))
+

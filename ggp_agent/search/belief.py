@@ -23,9 +23,9 @@ step a joint move consistent with that step's percepts is drawn among a batch
 of candidates (repair), and a history that meets a step with none starts over
 (restart). Such states get the mean weight of the survivors.
 
-`determinizations(k)` hands a search up to k states drawn by weight (each
-distinct state once, with its share), for Ensemble Determinization MCTS
-(`determinized.py`). Engine-neutral: it uses only the `StateMachine` protocol,
+`determinizations(k)` hands a search k distinct states (all of them, with
+their probabilities, when there are at most k; else k drawn by weight without
+replacement), for Ensemble Determinization MCTS (`determinized.py`). Engine-neutral: it uses only the `StateMachine` protocol,
 mostly `consistent_successors` (one Prolog call per state held).
 """
 
@@ -58,16 +58,18 @@ RESTART_CANDIDATES = 24
 
 
 def belief_budget(now: float, think_deadline: float, clock_deadline: float) -> tuple[float, float]:
-    """(soft, hard) deadlines for a belief update that must leave the search
-    time before `think_deadline` and the reply time before `clock_deadline`:
-    new states stop being examined at the soft one once something survived,
-    everything stops at the hard one.
+    """(soft, hard) deadlines for a belief update: at the soft one, which leaves
+    the search most of the time to `think_deadline`, no new state is examined
+    once something survived; the hard one, near `clock_deadline` (the last
+    moment a reply is safe), stops everything. A belief with no consistent
+    state yields moves that may be illegal, so a slow update may eat the
+    search's time but not the reply's.
 
     >>> belief_budget(0.0, 10.0, 20.0)
-    (3.0, 12.0)
+    (3.0, 18.0)
     """
     soft = now + 0.3 * max(0.0, think_deadline - now)
-    return soft, max(soft, now + 0.6 * max(0.0, clock_deadline - now))
+    return soft, max(soft, now + 0.9 * max(0.0, clock_deadline - now))
 
 
 @dataclass(frozen=True)
@@ -151,21 +153,19 @@ class Belief:
         return tuple(move for move in moves if move in common) or tuple(moves)
 
     def determinizations(self, count: int, rng: Optional[random.Random] = None) -> list[tuple[State, float]]:
-        """Up to `count` states for a determinized search, each with its share
-        (the shares sum to 1): every state when there are at most `count`, else
-        `count` draws by weight, a state drawn twice listed once with twice the share.
-        Likeliest first."""
+        """Up to `count` distinct states for a determinized search, each with its
+        share (the shares sum to 1), likeliest first: every state with its
+        probability when there are at most `count`, else `count` states drawn by
+        weight without replacement, each with an equal share (a state twice as
+        likely is about twice as likely to be drawn)."""
         rng = rng or self.rng
         items = list(self.weights.items())
         total = sum(weight for _, weight in items)
         if len(items) <= count:
             chosen = [(state, weight / total) for state, weight in items]
-        else:
-            states = [state for state, _ in items]
-            drawn: dict[State, int] = {}
-            for state in rng.choices(states, weights=[w for _, w in items], k=count):
-                drawn[state] = drawn.get(state, 0) + 1
-            chosen = [(state, n / count) for state, n in drawn.items()]
+        else:  # weighted sampling without replacement: the largest keys u^(1/w)
+            keyed = sorted(items, key=lambda item: -rng.random() ** (1.0 / max(item[1], 1e-300)))
+            chosen = [(state, 1.0 / count) for state, _ in keyed[:count]]
         chosen.sort(key=lambda item: -item[1])
         return chosen
 
@@ -246,9 +246,12 @@ class Belief:
 
     def _keep_live(self, found: dict[State, float], final: bool) -> dict[State, float]:
         """The states a message can come from: non-terminal ones after a PLAY
-        (the game went on), terminal ones after a STOP."""
+        (the game went on), terminal ones after a STOP; all of them when none
+        is of that kind (a game master that stopped early is no reason to lose
+        track)."""
         terminal = self.machine.is_terminal
-        return {state: weight for state, weight in found.items() if terminal(state) == final}
+        kept = {state: weight for state, weight in found.items() if terminal(state) == final}
+        return kept or found
 
     def _restart(self, deadline: float, wanted: int, final: bool) -> dict[State, int]:
         """States at the end of histories drawn again from the initial state, each

@@ -14,7 +14,7 @@ from ggp_agent.referee.controller import GameController, PlayerAddress, format_r
 from ggp_agent.gdl import load_game
 from ggp_agent.referee.lineup import parse_player_spec, play_match, PlayerSpec
 from ggp_agent.player.records import load_record
-from ..helpers import TICTACTOE
+from ..helpers import GAMES, TICTACTOE
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -137,3 +137,49 @@ def test_player_specs_parse():
     for bad in ["wizard", "agent:time=-1", "agent:search=deep", "agent:colour=red", "agent:time"]:
         with pytest.raises(ValueError):
             parse_player_spec(bad)
+
+
+def test_a_gdl_ii_player_gets_only_its_own_move_and_percepts():
+    """Monty Hall through the controller: it plays random, and the contestant's
+    messages hold the turn, the contestant's own move and its percepts only."""
+    seen = []
+    replies = {0: "noop", 1: "(choose 1)", 2: "noop", 3: "switch"}
+
+    async def handle(request):
+        text = (await request.text()).strip()
+        seen.append(text)
+        lowered = text.lower()
+        if lowered.startswith("(start"):
+            return web.Response(text="ready")
+        if lowered.startswith("(play"):
+            return web.Response(text=replies[int(text.split()[2])])
+        return web.Response(text="done")
+
+    async def main():
+        app = web.Application()
+        app.router.add_post("/", handle)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        try:
+            game = load_game(GAMES / "montyhall.kif")
+            controller = GameController(game, [PlayerAddress("127.0.0.1", port)], 2, 1, match_id="mh", seed=5)
+            return await controller.run()
+        finally:
+            await runner.cleanup()
+
+    record = asyncio.run(main())
+    assert record.is_completed and record.error_count() == 0
+    assert record.players[1] == "game master"
+    car = record.moves[0][1]  # (hide_car D): random's move, never sent to the contestant
+    door = record.moves[2][1].strip("()").split()[1]  # (open_door D)
+    messages = [m for m in seen if not m.lower().startswith("(start")]
+    assert messages[:2] == ["(play mh 0 nil nil)", "(play mh 1 noop nil)"]
+    assert messages[2] == "(play mh 2 (choose 1) nil)"
+    assert messages[3] == f"(play mh 3 noop ((opened {door})))"
+    assert messages[4].startswith("(stop mh 4 switch ((car ")
+    assert not any(car in message for message in messages)
+    assert record.extra["percepts"][2] == [[f"(opened {door})"], []]
+    assert record.extra["percepts"][3][0][0].startswith("(car ")

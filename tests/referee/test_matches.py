@@ -2,7 +2,8 @@
 and against itself, start clock 10 s, play clock 2 s, through our GameController.
 
 Every record must show zero errors: no timeout, no unparsable reply, no illegal
-move, on either side. The loop covers whatever gdl_games/*.kif holds; matches
+move, on either side. The GDL-II games are played with the GDL-II messages (the
+controller plays `random`), and their records hold every role's percepts. The loop covers whatever gdl_games/*.kif holds; matches
 other than tic-tac-toe against random are marked slow (they still run in CI).
 
 The clocks are the real ones for every game, but outside tic-tac-toe the agent
@@ -16,6 +17,7 @@ import asyncio
 import pytest
 
 from ggp_agent.gdl import Dialect, load_game
+from ggp_agent.referee.controller import GAME_MASTER
 from ggp_agent.referee.lineup import parse_player_spec, play_match
 from ggp_agent.player.records import load_record
 from ..helpers import GAMES
@@ -30,15 +32,12 @@ PAIRINGS = {"agent-vs-random": ("agent", "random"), "agent-vs-agent": ("agent", 
 THINK = 0.5
 #: Games played with the agent using its whole clock.
 FULL_CLOCK = {"tictactoe"}
-#: The one full match in the default (fast) run.
-FAST = {("tictactoe", "agent-vs-random")}
+#: The full matches in the default (fast) run: one GDL game, one GDL-II game.
+FAST = {("tictactoe", "agent-vs-random"), ("montyhall", "agent-vs-random")}
 
 
 def cases():
-    # GDL only: the controller and the player do not play GDL-II matches yet.
     for path in sorted(GAMES.glob("*.kif")):
-        if load_game(path).dialect is not Dialect.GDL:
-            continue
         for pairing in PAIRINGS:
             marks = () if (path.stem, pairing) in FAST else (pytest.mark.slow,)
             yield pytest.param(path, pairing, marks=marks, id=f"{path.stem}-{pairing}")
@@ -50,7 +49,8 @@ def test_full_match_without_errors(path, pairing, tmp_path):
     first, second = PAIRINGS[pairing]
     if path.stem not in FULL_CLOCK:
         first, second = (f"{spec}:time={THINK}" if spec == "agent" else spec for spec in (first, second))
-    specs = [first, second] + [second] * (len(game.roles) - 2) if len(game.roles) > 1 else [first]
+    players = len(game.player_roles)
+    specs = [first, second] + [second] * (players - 2) if players > 1 else [first]
     seats = [parse_player_spec(spec) for spec in specs]
     record = asyncio.run(play_match(game, seats, START_CLOCK, PLAY_CLOCK, game_name=path.stem,
                                     record_dir=tmp_path, seed=11))
@@ -62,5 +62,20 @@ def test_full_match_without_errors(path, pairing, tmp_path):
     assert all(0 <= value <= 100 for value in on_disk.goal_values)
     assert len(on_disk.moves) >= 1 and len(on_disk.states) == len(on_disk.moves) + 1
     assert max(max(times) for times in on_disk.move_times) < PLAY_CLOCK
-    assert [reply["reply"] for reply in on_disk.extra["startReplies"]] == ["ready"] * len(game.roles)
-    assert on_disk.extra["stopReplies"] == ["done"] * len(game.roles)
+    assert [reply["reply"] for reply in on_disk.extra["startReplies"]] == ["ready"] * players
+    assert on_disk.extra["stopReplies"] == ["done"] * players
+    if game.dialect is Dialect.GDL_II:
+        assert_gdl2_record(game, on_disk)
+
+
+def assert_gdl2_record(game, record):
+    """The true history with every role's percepts; the game master plays random."""
+    if game.random_role is not None:
+        assert record.players[game.random_role] == GAME_MASTER
+    percepts = record.extra["percepts"]
+    assert len(percepts) == len(record.moves)
+    assert all(len(turn) == len(game.roles) for turn in percepts)
+    for role in game.player_roles:  # every player perceived something along the match
+        assert any(turn[role] for turn in percepts), record.roles[role]
+    if game.random_role is not None:
+        assert not any(turn[game.random_role] for turn in percepts)

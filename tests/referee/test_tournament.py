@@ -64,6 +64,26 @@ def test_small_tournament_on_the_local_pool(tmp_path):
     assert not result.failures
 
 
+def test_a_resumed_tournament_plays_only_the_missing_matches(tmp_path):
+    first = run_tournament(TICTACTOE, ["random", "legal"], 2, 5, 1, tmp_path, workers=1, seed=4)
+    records = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "records").glob("*.json")}
+    assert len(records) == 2
+    resumed = run_tournament(TICTACTOE, ["random", "legal"], 3, 5, 1, tmp_path, workers=1, seed=4, resume=True)
+    after = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "records").glob("*.json")}
+    assert len(after) == 3 and all(after[name] == stamp for name, stamp in records.items())
+    assert [s.matches for s in resumed.summaries] == [3, 3]
+    assert [row["goals"] for row in resumed.rows[:2]] == [row["goals"] for row in first.rows]
+    with pytest.raises(ValueError, match="another tournament"):
+        run_tournament(TICTACTOE, ["legal", "random"], 3, 5, 1, tmp_path, workers=1, seed=4, resume=True)
+
+
+def test_the_random_role_is_no_seat(tmp_path):
+    montyhall = TICTACTOE.parent / "montyhall.kif"
+    result = run_tournament(montyhall, ["random"], 2, 5, 1, tmp_path, workers=1)
+    assert not result.failures and [s.matches for s in result.summaries] == [2]
+    assert all(row["roles"] == ["contestant"] and len(row["goals"]) == 1 for row in result.rows)
+
+
 @pytest.mark.slow
 def test_twenty_matches_on_the_local_pool(tmp_path):
     result = run_tournament(TICTACTOE, PLAYERS, 20, 5, 1, tmp_path, workers=2)

@@ -189,6 +189,13 @@ class PropnetStateMachine(StateMachine):
             return self.percept_engine.consistent_successors(state, joint_moves, role, percepts)
         return super().consistent_successors(state, joint_moves, role, percepts)
 
+    def consistent_successors_of_many(self, candidates, role: int,
+                                      percepts: Optional[Sequence[Term]]) -> list[list[tuple[int, State]]]:
+        """The percept engine's answer (one Prolog call for all the states)."""
+        if self.percept_engine is not None:
+            return self.percept_engine.consistent_successors_of_many(candidates, role, percepts)
+        return super().consistent_successors_of_many(candidates, role, percepts)
+
     def is_terminal(self, state: State) -> bool:
         with self._lock:
             self._load(state)

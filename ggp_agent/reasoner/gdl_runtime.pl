@@ -22,6 +22,7 @@
             percepts/5,
             next_with_percepts/6,
             consistent_successors/7,
+            consistent_successors_of_many/6,
             is_terminal/2,
             bounded_playout/8,
             goal_lists/3,
@@ -177,6 +178,15 @@ consistent_successors(M, Fluents, MovesList, Role, Check, Expected, Found) :-
               sort(Fs, Next)
             ),
             Found).
+
+%!  consistent_successors_of_many(+Module, +Items, +Role, +Check, +Expected, -Founds) is det.
+%   consistent_successors/7 for each s(Fluents, MovesList) of Items, in order:
+%   one call for every state a belief update holds.
+consistent_successors_of_many(M, Items, Role, Check, Expected, Founds) :-
+    maplist(consistent_successors_item(M, Role, Check, Expected), Items, Founds).
+
+consistent_successors_item(M, Role, Check, Expected, s(Fluents, MovesList), Found) :-
+    consistent_successors(M, Fluents, MovesList, Role, Check, Expected, Found).
 
 %!  is_terminal(+Module, +Fluents) is semidet.
 is_terminal(M, Fluents) :-

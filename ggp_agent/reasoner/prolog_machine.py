@@ -183,6 +183,35 @@ class PrologStateMachine(StateMachine):
             read,
         )
 
+    def consistent_successors_of_many(self, candidates: Sequence[tuple[State, Sequence[Sequence[Term]]]], role: int,
+                                      percepts: Optional[Sequence[Term]]) -> list[list[tuple[int, State]]]:
+        """The base class's `consistent_successors_of_many` in one Prolog call."""
+        for _, joint_moves in candidates:
+            for joint in joint_moves:
+                if len(joint) != len(self._roles):
+                    raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint)}")
+        if not candidates:
+            return []
+
+        def read(refs: int):
+            founds = []
+            for found_ref in swipl.get_list(refs + 5):
+                found = []
+                for item in swipl.get_list(found_ref):
+                    index, after = swipl.get_args(item, 2)
+                    found.append((swipl.get_int(index), frozenset(pt.read_term_list(after))))
+                founds.append(found)
+            return founds
+
+        items = [pt.compound("s", pt.term_list(state), pt.fill_list([pt.term_list(joint) for joint in joints]))
+                 for state, joints in candidates]
+        return self._query(
+            "consistent_successors_of_many",
+            [pt.fill_list(items), pt.term(self._roles[role]), pt.atom("false" if percepts is None else "true"),
+             pt.term_list(percepts or ()), pt.var],
+            read,
+        )
+
     def is_terminal(self, state: State) -> bool:
         return bool(self._query("is_terminal", [pt.term_list(state)], None))
 

@@ -214,6 +214,13 @@ class StateMachine(abc.ABC):
                 found.append((index, after))
         return found
 
+    def consistent_successors_of_many(self, candidates: Sequence[tuple[State, Sequence[Sequence[Term]]]], role: int,
+                                      percepts: Optional[Sequence[Term]]) -> list[list[tuple[int, State]]]:
+        """`consistent_successors` for many (state, joint moves) at once, in order:
+        a belief update asks it for every state it holds, so an engine answers
+        them in one call where it can (Prolog: one call for all)."""
+        return [self.consistent_successors(state, joints, role, percepts) for state, joints in candidates]
+
     def next_info(self, state: State, joint_move: Sequence[Term]) -> NextInfo:
         """The next state, whether it is terminal, and its goals when it is."""
         after = self.next_state(state, joint_move)

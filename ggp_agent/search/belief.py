@@ -14,8 +14,10 @@ Weights, not a uniform set, are what make the belief right: on Monty Hall the
 host opens a given goat door with probability 1/2 when the car is behind our
 door and 1 when it is not, so the other door holds the car two times in three.
 
-The update runs under a deadline (the states are taken in random order, so
-stopping early keeps an unbiased subsample) and the belief is capped at
+The update runs under a deadline once some state survived (the states are
+taken in random order, so stopping early keeps an unbiased subsample; before
+that, no deadline stops it: a belief with no consistent state would play
+moves that may be illegal) and the belief is capped at
 `capacity` distinct states (resampled by weight). While neither has happened
 the belief is exact. When it is not and few states survive (`RESTART_BELOW`),
 or none does, whole histories are drawn again from the initial state: at each
@@ -55,15 +57,19 @@ SAMPLED_JOINTS = 16
 RESTART_BELOW = 32
 #: Joint moves drawn at one step of a restarted history before it starts over.
 RESTART_CANDIDATES = 24
+#: States sent to the engine in one call (and restarted histories drawn side by side).
+CHUNK = 32
+#: Seconds restarted histories may take, past any deadline, when no state held
+#: fits the percepts at all (an approximate belief that dropped the truth).
+LOST_RESTART_SECONDS = 2.0
 
 
 def belief_budget(now: float, think_deadline: float, clock_deadline: float) -> tuple[float, float]:
     """(soft, hard) deadlines for a belief update: at the soft one, which leaves
     the search most of the time to `think_deadline`, no new state is examined
-    once something survived; the hard one, near `clock_deadline` (the last
-    moment a reply is safe), stops everything. A belief with no consistent
-    state yields moves that may be illegal, so a slow update may eat the
-    search's time but not the reply's.
+    once something survived; restarted histories (an approximate belief that
+    grew sparse) stop at the hard one, near `clock_deadline` (the last moment a
+    reply is safe).
 
     >>> belief_budget(0.0, 10.0, 20.0)
     (3.0, 18.0)
@@ -185,24 +191,35 @@ class Belief:
         self.rng.shuffle(items)
         found: dict[State, float] = {}
         examined = candidates = consistent = 0
-        for state, weight in items:
-            now = time.monotonic()
-            if examined and (now >= hard or (now >= deadline and found)):
+        while examined < len(items):
+            # Deadlines stop the update only once enough states survived: a belief
+            # with no consistent state would yield moves that may be illegal,
+            # where a late reply only costs the move the game master picks.
+            if len(found) >= RESTART_BELOW and time.monotonic() >= deadline:
                 break
-            examined += 1
-            joints, probability, complete = self._candidates(state, move)
-            if not complete:
-                self.exact = False  # a sample of the joint moves, not all of them
-            candidates += len(joints)
-            for _, after in self.machine.consistent_successors(state, joints, self.role, seen):
-                consistent += 1
-                found[after] = found.get(after, 0.0) + weight * probability
+            chunk = items[examined: examined + CHUNK]
+            examined += len(chunk)
+            asked = []
+            for state, weight in chunk:
+                joints, probability, complete = self._candidates(state, move)
+                if not complete:
+                    self.exact = False  # a sample of the joint moves, not all of them
+                if joints:
+                    asked.append((state, joints, weight * probability))
+                    candidates += len(joints)
+            answers = self.machine.consistent_successors_of_many(
+                [(state, joints) for state, joints, _ in asked], self.role, seen)
+            for (_, _, share), fits in zip(asked, answers):
+                for _, after in fits:
+                    consistent += 1
+                    found[after] = found.get(after, 0.0) + share
         if examined < len(items):
             self.exact = False
         found = self._keep_live(found, final)
         restarted = 0
         if not found or (not self.exact and len(found) < RESTART_BELOW):
-            fresh = self._restart(hard, self.capacity - len(found), final)
+            fresh = self._restart(hard if found else max(hard, time.monotonic() + LOST_RESTART_SECONDS),
+                                  RESTART_BELOW - len(found), final)
             restarted = sum(fresh.values())
             if fresh:
                 self.exact = False
@@ -256,23 +273,25 @@ class Belief:
     def _restart(self, deadline: float, wanted: int, final: bool) -> dict[State, int]:
         """States at the end of histories drawn again from the initial state, each
         step's joint move drawn among those consistent with that step's percepts
-        (how many times each state was reached)."""
+        (how many times each state was reached). CHUNK histories go in step, one
+        engine call per step for all of them."""
         machine = self.machine
         found: dict[State, int] = {}
         while time.monotonic() < deadline and sum(found.values()) < wanted:
-            state = self.initial
+            frontier = [self.initial] * CHUNK
             for step in self.history:
-                joints = self._draws(state, step.move)
-                fits = machine.consistent_successors(state, joints, self.role, step.percepts) if joints else []
-                if not fits:
+                asked = [(state, joints) for state in frontier if (joints := self._draws(state, step.move))]
+                answers = machine.consistent_successors_of_many(asked, self.role, step.percepts)
+                frontier = [self.rng.choice(fits)[1] for fits in answers if fits]
+                if not frontier or time.monotonic() >= deadline:
                     break
-                state = self.rng.choice(fits)[1]
-                if time.monotonic() >= deadline:
-                    break
+                # histories that met a step with no consistent move give way to
+                # copies of those that did (the population stays CHUNK strong)
+                frontier += self.rng.choices(frontier, k=CHUNK - len(frontier))
             else:
-                if machine.is_terminal(state) == final:
-                    found[state] = found.get(state, 0) + 1
-                continue
+                for state in frontier:
+                    if machine.is_terminal(state) == final:
+                        found[state] = found.get(state, 0) + 1
         return found
 
     def _draws(self, state: State, move: Optional[Term]) -> list[list[Term]]:
@@ -288,10 +307,15 @@ class Belief:
         or a belief that lost the true state): successors by our move, unchecked,
         so that play goes on with moves that were legal for us."""
         found: dict[State, float] = {}
+        asked = []
         for state, weight in items[: self.capacity]:
             joints, _, _ = self._candidates(state, move)
-            for _, after in self.machine.consistent_successors(state, self.rng.sample(joints, min(1, len(joints))),
-                                                               self.role, None):
+            if joints:
+                asked.append((state, [self.rng.choice(joints)], weight))
+        answers = self.machine.consistent_successors_of_many([(state, joints) for state, joints, _ in asked],
+                                                             self.role, None)
+        for (_, _, weight), fits in zip(asked, answers):
+            for _, after in fits:
                 found[after] = found.get(after, 0.0) + weight
         if not found:
             log.error("belief: no successor at all for our move %s; keeping the previous states", move)

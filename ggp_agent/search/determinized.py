@@ -13,7 +13,10 @@ ensemble's rule (`ensemble.decide`: visits, score, voting or borda).
 Between turns the number of trees may change by the margin rule
 (`ensemble.next_tree_count`), and within a turn the iterations go to the trees
 uniformly (round robin) or by across-tree UCB, which forces the ensemble's
-most promising root move in every tree (`arena.C_FORCE_EDGE`). With T = 1 this
+most promising root move in every tree (`arena.C_FORCE_EDGE`). A tree whose
+root is proven (the solver settles small determinizations quickly) goes on
+through the root moves it has not proven yet, so that it gives the ensemble a
+value for every move, not only for the one that settled it. With T = 1 this
 is the single-determinization baseline.
 
 The trees are kept across turns (their arenas are allocated once, each with
@@ -34,7 +37,7 @@ from typing import Optional, Sequence
 
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
-from .arena import C_FORCE_EDGE, C_ITERATIONS, C_ROOT, DEFAULT_MEMORY_CAP, EXPANDED, PROVEN
+from .arena import C_FORCE_EDGE, C_INTERRUPT, C_ITERATIONS, C_ROOT, DEFAULT_MEMORY_CAP, EXPANDED, PROVEN, TERMINAL
 from .belief import Belief
 from .ensemble import Decision, EnsembleParams, TreeRoot, decide, next_tree_count, ucb_move
 from .interface import Search
@@ -89,7 +92,7 @@ class DeterminizedSearch(Search):
         self._held = False
         self._turn = 0
         self._recorded_turn = -1
-        self._batch = 8
+        self._batches: dict[int, int] = {}
         self._think_seconds = 0.0
         self._published: Optional[Term] = None
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
@@ -113,10 +116,12 @@ class DeterminizedSearch(Search):
         self._reset(belief.determinizations(self._count, self._rng), legal_moves)
 
     def hold(self) -> None:
-        """A message arrived: the trees are about an old turn; think no more until told."""
+        """A message arrived: the trees are about an old turn; think no more until
+        told (a batch in flight stops at its next iteration)."""
         self._held = True
         for tree, _ in self._active:
             tree.hold()
+            tree.arena.counters[C_INTERRUPT] = 1  # cleared by the tree's next root change
 
     def best_move(self) -> Optional[Term]:
         if self._lock.acquire(timeout=0.1):
@@ -173,6 +178,7 @@ class DeterminizedSearch(Search):
                 active.append((tree, weight))
             self._active = active
             self._think_seconds = 0.0
+            self._batches = {}
             self._last = None
             self._published = None
             self._thinking = self.ponder or len(legal) > 1
@@ -194,20 +200,18 @@ class DeterminizedSearch(Search):
         with self._lock:
             if self._held or not self._thinking or not self._active:
                 return False
-            live = [tree for tree, _ in self._active if not tree.root_done()]
+            live = [tree for tree, _ in self._active if not _settled(tree, self.role)]
             if not live:
                 return False
             began = time.perf_counter()
             if self.ensemble.allocation == "ucb" and len(live) > 1 and len(self._codes) > 1:
-                ran = self._ucb_step(live)
+                self._ucb_step(live)
             else:
                 tree = min(live, key=lambda t: int(t.arena.counters[C_ITERATIONS]))
-                ran = tree.search(self._batch)
-            elapsed = time.perf_counter() - began
-            self._think_seconds += elapsed
-            if ran > 0:
-                rate = ran / max(elapsed, 1e-6)
-                self._batch = max(1, min(20_000, 2 * self._batch, int(rate * STEP_SECONDS)))
+                tree.search(0)  # a pending collection first: it renumbers the edges
+                edge = _unproven_edge(tree, self.role) if tree.root_done() else -1
+                self._timed(tree, edge, self._batch_of(tree))
+            self._think_seconds += time.perf_counter() - began
             self._published = self._decide(record=False)
             self._published_stats = self._stats_locked()
         return True
@@ -229,17 +233,26 @@ class DeterminizedSearch(Search):
                     visits[code] += weight * n
                     values[code] += weight * w
         move = ucb_move(visits, values, self.ensemble.ucb_c)
-        each = max(1, self._batch // len(live))
         ran = 0
         for tree in live:
             edge = _edge_of(tree, self.role, move)
-            if edge < 0:
-                continue
-            tree.arena.counters[C_FORCE_EDGE] = edge
-            try:
-                ran += tree.search(each)
-            finally:
-                tree.arena.counters[C_FORCE_EDGE] = -1
+            if edge >= 0:
+                ran += self._timed(tree, edge, max(1, self._batch_of(tree) // len(live)))
+        return ran
+
+    def _batch_of(self, tree: TreeSearch) -> int:
+        return self._batches.get(id(tree), 8)
+
+    def _timed(self, tree: TreeSearch, edge: int, iterations: int) -> int:
+        """Run `iterations` (through root edge `edge` when it is one) and size the
+        tree's next batch to take about STEP_SECONDS, at most twice this one (a
+        settled tree's iterations are nearly free and would promise a rate an
+        unsettled one cannot keep). Batch sizes start small at every new turn."""
+        began = time.perf_counter()
+        ran = _forced_search(tree, edge, iterations)
+        if ran > 0:
+            rate = ran / max(time.perf_counter() - began, 1e-6)
+            self._batches[id(tree)] = max(1, min(20_000, 2 * iterations, int(rate * STEP_SECONDS)))
         return ran
 
     def _record_error(self, error: Exception) -> None:
@@ -281,9 +294,10 @@ class DeterminizedSearch(Search):
             if code not in self._codes:
                 continue
             visits[code] = float(n)
-            values[code] = w / n if n else 0.0
             if child >= 0 and A.node_flags[child] & PROVEN:
                 values[code] = A.node_goals[child, self.role] / 100.0
+            elif n:
+                values[code] = w / n
         if not visits:
             return None
         best = int(A.edge_code[best_edge(A, self.role)])
@@ -319,6 +333,46 @@ class DeterminizedSearch(Search):
         if self._last_error:
             figures["last_error"] = self._last_error
         return figures
+
+
+def _forced_search(tree: TreeSearch, edge: int, iterations: int) -> int:
+    """`iterations` iterations of the tree, through root edge `edge` when it is one."""
+    if edge < 0:
+        return tree.search(iterations)
+    tree.arena.counters[C_FORCE_EDGE] = edge
+    try:
+        return tree.search(iterations)
+    finally:
+        tree.arena.counters[C_FORCE_EDGE] = -1
+
+
+def _unproven_edge(tree: TreeSearch, role: int) -> int:
+    """The least visited of `role`'s root edges whose child is not proven, or -1."""
+    A = tree.arena
+    if not _expanded_root(tree):
+        return -1
+    root = int(A.counters[C_ROOT])
+    best, best_n = -1, None
+    for edge in range(int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])):
+        child = int(A.edge_child[edge])
+        if child >= 0 and A.node_flags[child] & PROVEN:
+            continue
+        if best_n is None or A.edge_n[edge] < best_n:
+            best, best_n = edge, int(A.edge_n[edge])
+    return best
+
+
+def _settled(tree: TreeSearch, role: int) -> bool:
+    """Nothing left to learn about our root moves: a terminal root, or a proven
+    one where every move of ours leads to a proven child (its exact value).
+    A proven root's other moves are still searched (forced), so that every
+    tree gives the ensemble a value for every move."""
+    if not tree.root_done():
+        return False
+    A = tree.arena
+    if A.node_flags[int(A.counters[C_ROOT])] & TERMINAL:
+        return True
+    return _unproven_edge(tree, role) < 0
 
 
 def _expanded_root(tree: TreeSearch) -> bool:

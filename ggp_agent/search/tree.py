@@ -105,11 +105,12 @@ def set_root(A, P, node):
 
 @kernel
 def root_done(A, P):
-    """True when searching the root can teach nothing (terminal, or proven)."""
+    """True when searching the root can teach nothing (terminal, or proven and
+    no root edge forced: an ensemble still learns the values of the other moves)."""
     flags = A.node_flags[A.counters[C_ROOT]]
     if flags & TERMINAL:
         return True
-    return P[P_SOLVER] != 0.0 and (flags & PROVEN) != 0
+    return P[P_SOLVER] != 0.0 and (flags & PROVEN) != 0 and A.counters[C_FORCE_EDGE] < 0
 
 
 @kernel
@@ -134,7 +135,8 @@ def descend(A, P, rng):
         depth = A.counters[C_PATH] - 1
         node = A.path_node[depth]
         flags = A.node_flags[node]
-        if (flags & TERMINAL) != 0 or (solver and (flags & PROVEN) != 0):
+        proven_end = solver and (flags & PROVEN) != 0 and not (depth == 0 and A.counters[C_FORCE_EDGE] >= 0)
+        if (flags & TERMINAL) != 0 or proven_end:
             return AT_END
         if (flags & EXPANDED) == 0:
             return NEED_EXPAND

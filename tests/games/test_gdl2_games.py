@@ -20,7 +20,7 @@ from ggp_agent.reasoner.percepts import percepts_of_every_role
 
 from .library import GAMES_DIR as GAMES, fluents, machine
 
-GDL2_GAMES = ("blind_tictactoe", "montyhall", "pig_20", "whist_8cards")
+GDL2_GAMES = ("blind_tictactoe", "montyhall", "pig_20", "whist_8cards", "whist_12cards")
 
 
 def terms(*texts: str) -> tuple:

@@ -136,3 +136,21 @@ def test_a_role_variable_only_the_sees_head_binds_is_bound_by_the_query():
         state = machine.initial_state()
         assert machine.percepts(state, joint, 0) == terms("(me a)")
         assert machine.percepts(state, joint, 1) == terms("(me b)", "others")
+
+
+@pytest.mark.parametrize("engine", ["prolog", "propnet"])
+def test_consistent_successors_keep_the_joint_moves_that_give_those_percepts(engine):
+    from ggp_agent.reasoner.statemachine import StateMachine
+
+    with make_state_machine(engine, load_game(HIDDEN_COIN)) as machine:
+        start = machine.initial_state()
+        hides = [terms("wait", "wait", "(hide heads)"), terms("wait", "wait", "(hide tails)")]
+        heads = machine.consistent_successors(start, hides, 1, terms("(coin heads)", "(turn 0)"))
+        assert heads == [(0, machine.next_state(start, hides[0]))]
+        assert [i for i, _ in machine.consistent_successors(start, hides, 0, terms("(turn 0)"))] == [0, 1]
+        assert len(machine.consistent_successors(start, hides, 1, None)) == 2  # unknown: every move
+        many = machine.consistent_successors_of_many([(start, hides), (start, hides[1:])], 1, terms("(turn 0)",
+                                                                                                  "(coin tails)"))
+        assert many == [[(1, machine.next_state(start, hides[1]))], [(0, machine.next_state(start, hides[1]))]]
+        assert many == StateMachine.consistent_successors_of_many(
+            machine, [(start, hides), (start, hides[1:])], 1, terms("(turn 0)", "(coin tails)"))

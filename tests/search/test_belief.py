@@ -20,7 +20,7 @@ from ggp_agent.search.belief import Belief, belief_budget
 
 from ..helpers import GAMES
 
-GDL2_GAMES = ("blind_tictactoe", "montyhall", "pig_20", "whist_8cards")
+GDL2_GAMES = ("blind_tictactoe", "montyhall", "pig_20", "whist_8cards", "whist_12cards")
 
 
 def terms(*texts: str) -> tuple:
@@ -133,3 +133,23 @@ def test_unknown_percepts_accept_every_joint_move(montyhall):
 def test_the_budget_leaves_the_search_its_time():
     soft, hard = belief_budget(100.0, 101.0, 102.0)
     assert 100.0 < soft < 101.0 and soft <= hard < 102.0
+
+
+def test_deadlines_that_passed_long_ago_never_leave_the_belief_without_a_consistent_state():
+    """A stalled machine (the update starts after its deadlines): the update
+    still examines states until one fits, so our legal moves stay the true ones."""
+    with make_state_machine("propnet", load_game(GAMES / "whist_8cards.kif")) as machine:
+        for seed in range(6):
+            rng = random.Random(seed)
+            belief = Belief(machine, 0, seed=seed)
+            state = machine.initial_state()
+            while not machine.is_terminal(state):
+                joint = [rng.choice(machine.legal_moves(state, role)) for role in range(3)]
+                after = machine.next_state(state, joint)
+                past = time.monotonic() - 10
+                report = belief.update(joint[0], machine.percepts(state, joint, 0), past, past,
+                                       final=machine.is_terminal(after))
+                assert not report.lost and report.states >= 1
+                if not machine.is_terminal(after):
+                    assert set(belief.legal_moves()) == set(machine.legal_moves(after, 0))
+                state = after

@@ -8,13 +8,14 @@ the weighted states consistent with everything it was told. Each PerceptPlay:
 1. the search is held (its trees are about the last turn);
 2. the belief takes the turn's observation (turns we never got a message for
    are taken as unknown moves and percepts) in the engine pool, within
-   `belief_budget` of the time to the deadline, and a log line says how many
+   `belief_budget` of the time left on the clock, and a log line says how many
    consistent states it holds;
 3. our legal moves come from the belief (a move illegal in the true state is
    one the percepts rule out), with a random one kept as the fallback;
 4. the search gets the belief (`Search.observe`), thinks until the deadline
-   and names the move (`TurnTaker._choose`, which checks it against those
-   legal moves).
+   (a `think_time`, when set, counts from the end of the update, so that
+   equal-time experiments give every search the same time) and names the move
+   (`TurnTaker._choose`, which checks it against those legal moves).
 
 A PerceptStop updates the belief one last time (terminal states only), so the
 player's record can give the goals of the likeliest end. A GDL message in a
@@ -69,7 +70,7 @@ class HiddenTurnTaker(TurnTaker):
         if message.turn > 0 and following.lost is None:
             if link.search is not None:
                 quietly(link.search.hold)
-            soft, hard = belief_budget(time.monotonic(), deadline, clock_deadline)
+            soft, hard = belief_budget(time.monotonic(), clock_deadline)
             steps = [(None, None)] * (message.turn - seen - 1) + [(message.last_move, message.percepts)]
             reports = await self._update(match, steps, soft, hard, final=False)
             if reports is not None:
@@ -79,6 +80,8 @@ class HiddenTurnTaker(TurnTaker):
                                             timeout=max(0.0, clock_deadline - time.monotonic()))
                 except Exception as error:  # noqa: BLE001 - the fallback plays
                     log.error("PLAY match=%s: the search did not take the new belief (%s)", match.match_id, error)
+        if self.config.think_time is not None:  # the search's time starts once the belief is updated
+            deadline = min(clock_deadline, time.monotonic() + self.config.think_time)
         planned = None
         if len(following.legal_now) > 1 and link.current and link.search.thinks:
             planned = deadline

@@ -59,23 +59,20 @@ RESTART_BELOW = 32
 RESTART_CANDIDATES = 24
 #: States sent to the engine in one call (and restarted histories drawn side by side).
 CHUNK = 32
-#: Seconds restarted histories may take, past any deadline, when no state held
-#: fits the percepts at all (an approximate belief that dropped the truth).
-LOST_RESTART_SECONDS = 2.0
 
 
-def belief_budget(now: float, think_deadline: float, clock_deadline: float) -> tuple[float, float]:
-    """(soft, hard) deadlines for a belief update: at the soft one, which leaves
-    the search most of the time to `think_deadline`, no new state is examined
-    once something survived; restarted histories (an approximate belief that
-    grew sparse) stop at the hard one, near `clock_deadline` (the last moment a
-    reply is safe).
+def belief_budget(now: float, clock_deadline: float) -> tuple[float, float]:
+    """(soft, hard) deadlines for a belief update. Once enough states survived,
+    no new state is examined after the soft one: half the time left before
+    `clock_deadline` (the last moment a reply is safe), even when the search's
+    own deadline comes sooner, since a belief cut short may lose the true state
+    and every later turn pays for it; the search thinks with what is left. Restarted histories (a belief that grew sparse) stop at the hard one.
 
-    >>> belief_budget(0.0, 10.0, 20.0)
-    (3.0, 18.0)
+    >>> belief_budget(0.0, 20.0)
+    (10.0, 18.0)
     """
-    soft = now + 0.3 * max(0.0, think_deadline - now)
-    return soft, max(soft, now + 0.9 * max(0.0, clock_deadline - now))
+    left = max(0.0, clock_deadline - now)
+    return now + 0.5 * left, now + 0.9 * left
 
 
 @dataclass(frozen=True)
@@ -218,8 +215,7 @@ class Belief:
         found = self._keep_live(found, final)
         restarted = 0
         if not found or (not self.exact and len(found) < RESTART_BELOW):
-            fresh = self._restart(hard if found else max(hard, time.monotonic() + LOST_RESTART_SECONDS),
-                                  RESTART_BELOW - len(found), final)
+            fresh = self._restart(hard, RESTART_BELOW - len(found), final)
             restarted = sum(fresh.values())
             if fresh:
                 self.exact = False

@@ -87,6 +87,9 @@ class DeterminizedSearch(Search):
         self._count = ensemble.trees
         self._margins: list[int] = []
         self._lock = threading.Lock()
+        #: set while another thread waits for the lock (the worker steps aside:
+        #: a lock is not fair, and the worker would take it back at once)
+        self._want_lock = threading.Event()
         self._worker = SearchWorker(f"search-{self.name}", self._step, self._record_error)
         self._thinking = True
         self._held = False
@@ -124,7 +127,10 @@ class DeterminizedSearch(Search):
             tree.arena.counters[C_INTERRUPT] = 1  # cleared by the tree's next root change
 
     def best_move(self) -> Optional[Term]:
-        if self._lock.acquire(timeout=0.1):
+        self._want_lock.set()
+        acquired = self._lock.acquire(timeout=0.1)
+        self._want_lock.clear()
+        if acquired:
             try:
                 move = self._decide(record=True)
                 stats = self._stats_locked()
@@ -158,7 +164,9 @@ class DeterminizedSearch(Search):
     def _reset(self, samples: Sequence[tuple[State, float]], legal_moves: Optional[tuple[Term, ...]]) -> None:
         """New roots: one tree per determinization (with its weight)."""
         self._held = True
+        self._want_lock.set()
         with self._lock:
+            self._want_lock.clear()
             first = samples[0][0]
             legal = tuple(legal_moves) if legal_moves is not None else (
                 () if self.machine.is_terminal(first) else tuple(self.machine.legal_moves(first, self.role)))
@@ -197,6 +205,9 @@ class DeterminizedSearch(Search):
         forced in every tree (ucb). False when there is nothing to think about."""
         if self._held:
             return False
+        if self._want_lock.is_set():
+            time.sleep(0.0002)
+            return True
         with self._lock:
             if self._held or not self._thinking or not self._active:
                 return False

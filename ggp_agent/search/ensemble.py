@@ -40,7 +40,9 @@ class EnsembleParams:
 
     - `trees`: T, the number of determinizations (the first turn's, when dynamic).
     - `max_trees`: the most the dynamic rule may reach.
-    - `aggregate`: the final-move rule (`AGGREGATIONS`).
+    - `aggregate`: the final-move rule (`AGGREGATIONS`); `score` by default:
+      the solver settles small determinizations (a card game's last tricks),
+      and then the proven values say more than the visits that led to them.
     - `dynamic`: change T between turns by the margin rule; `streak` is L
       (L↑ = L↓), `margin_up` M↑ and `margin_down` M↓.
     - `allocation`: `uniform` or `ucb` (across-tree UCB), with `ucb_c` its
@@ -49,7 +51,7 @@ class EnsembleParams:
 
     trees: int = 8
     max_trees: int = 16
-    aggregate: str = "visits"
+    aggregate: str = "score"
     dynamic: bool = False
     streak: int = 1
     margin_up: int = 2

@@ -23,10 +23,12 @@ from typing import Optional, Sequence
 
 from .engines import ENGINES, make_state_machine
 from .gdl import GdlError, load_game
+from .numba_cache import use_readable_cache
 from .player import PLAYER_KINDS
 from .reasoner.statemachine import ReasonerError
 from .searchers import SEARCH_RULES
 
+log = logging.getLogger(__name__)
 
 #: `serve` options and the environment variables that give their defaults.
 SERVE_ENVIRONMENT = {
@@ -166,6 +168,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         handler = logging.handlers.RotatingFileHandler(args.log_file, maxBytes=10 << 20, backupCount=5)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logging.getLogger().addHandler(handler)
+    use_readable_cache()  # before anything imports numba
     return args.run(args)
 
 
@@ -382,13 +385,15 @@ def run_serve(args) -> int:
 
 
 def run_warmup(args) -> int:
-    from .warmup import numba_cache_dir, warm_up
+    from .numba_cache import cache_description
+    from .warmup import warm_up
 
     steps = warm_up()
     for step in steps:
         detail = f": {step.detail}" if step.detail else ""
         print(f"{step.part}: {step.status} ({step.seconds:.2f} s){detail}")
-    print(f"numba cache: {numba_cache_dir()}")
+    print(f"numba: {sum(step.compiled for step in steps)} functions compiled, the others loaded from the cache")
+    print(f"numba cache: {cache_description()}")
     return 1 if any(step.status == "failed" for step in steps) else 0
 
 

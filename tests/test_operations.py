@@ -17,10 +17,10 @@ def test_warm_up_runs_the_hooks_that_exist_and_skips_the_others():
     steps = warm_up(hooks=(
         ("ggp_agent.no_such_part", "warm_up"),  # a part that has not landed
         ("ggp_agent.warmup", "no_such_function"),  # a part without a warm-up yet
-        ("ggp_agent.warmup", "numba_cache_dir"),  # one that exists
+        ("ggp_agent.numba_cache", "cache_description"),  # one that exists
     ))
     assert [(step.part.rsplit(".", 1)[-1], step.status) for step in steps] == [
-        ("prolog", "ok"), ("warm_up", "absent"), ("no_such_function", "absent"), ("numba_cache_dir", "ok"),
+        ("prolog", "ok"), ("warm_up", "absent"), ("no_such_function", "absent"), ("cache_description", "ok"),
     ]
     assert "not installed" in steps[1].detail
 

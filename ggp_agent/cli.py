@@ -340,6 +340,7 @@ def _search_options(items: list[str]) -> tuple[tuple[str, str], ...]:
 
 def run_serve(args) -> int:
     from .player import Player, PlayerConfig
+    from .records import records_folder_problem
     from .server import DEFAULT_MAX_BODY, start_server
 
     try:
@@ -355,8 +356,13 @@ def run_serve(args) -> int:
         memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),
     )
 
+    records_problem = records_folder_problem(args.records)
+    if records_problem:  # the agent still plays: a record is worth less than a match
+        log.error(records_problem)
+
     async def serve() -> None:
-        server = await start_server(Player(config), args.host, args.port, args.max_body or DEFAULT_MAX_BODY)
+        player = Player(config, records_problem=records_problem)
+        server = await start_server(player, args.host, args.port, args.max_body or DEFAULT_MAX_BODY)
         # The first line on stdout is the address, for scripts that asked for port 0.
         print(f"serving {config.name} on http://{server.address}/", flush=True)
         stopping = asyncio.Event()

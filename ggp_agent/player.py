@@ -199,8 +199,11 @@ class Player:
         config: PlayerConfig = PlayerConfig(),
         engine_factory: Optional[EngineFactory] = None,
         search_factory: Optional[SearchFactory] = None,
+        records_problem: Optional[str] = None,
     ):
+        """`records_problem`: why the records folder cannot be written (shown by `status()`)."""
         self.config = config
+        self.records_problem = records_problem
         self.name = safe_name(config.name)
         self._engine_factory = engine_factory
         self._search_factory = search_factory
@@ -270,6 +273,8 @@ class Player:
             "max_matches": self.config.max_matches,
             "messages_handled": self.messages_handled,
             "timing": self.margins.snapshot(),
+            "records": {"folder": None if self.config.record_dir is None else str(self.config.record_dir),
+                        "problem": self.records_problem},
             "matches": [self._live_summary(m) for m in self._matches.values()],
             "finished": list(self._finished),
         }

@@ -50,6 +50,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="ggp-agent", description="A General Game Playing agent.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at debug level")
     parser.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+    parser.set_defaults(uses_numba=True)
     commands = parser.add_subparsers(dest="command", required=True)
 
     check = commands.add_parser("check", help="parse, validate and play one random match of a game")
@@ -159,7 +160,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ping.add_argument("address", nargs="?", default=f"127.0.0.1:{os.environ.get('GGP_PORT') or 9147}",
                       help="HOST:PORT (default 127.0.0.1 and GGP_PORT, else 9147)")
     ping.add_argument("--timeout", type=float, default=2.5, help="seconds to wait (Tiltyard waits 2.5)")
-    ping.set_defaults(run=run_ping)
+    ping.set_defaults(run=run_ping, uses_numba=False)  # the health check: every 30 s, no kernel
 
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
@@ -168,7 +169,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         handler = logging.handlers.RotatingFileHandler(args.log_file, maxBytes=10 << 20, backupCount=5)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logging.getLogger().addHandler(handler)
-    use_readable_cache()  # before anything imports numba
+    if args.uses_numba:
+        use_readable_cache()  # before anything imports numba
     return args.run(args)
 
 

@@ -44,6 +44,8 @@ def _halfway_result() -> TournamentResult:
     result = TournamentResult("tictactoe", ["agent", "random"], 4, 5, 1, "test")
     result.summaries = [PlayerSummary("agent", matches=2, score=1.5, wins=1, draws=1),
                         PlayerSummary("random", matches=2, score=0.5, draws=1, losses=1)]
+    result.rows = [{"index": 0, "seats": ["agent", "random"], "goals": [100, 0]},
+                   {"index": 1, "seats": ["random", "agent"], "goals": [50, 50]}]
     return result
 
 

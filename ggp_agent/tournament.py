@@ -216,7 +216,8 @@ def run_tournament(
     progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
 ) -> TournamentResult:
     """Play `games` matches and write tournament.json, matches.csv, winrate.png (with
-    matplotlib) and the match records under `out_dir`. `cluster` is a Dask scheduler address."""
+    matplotlib) and the match records under `out_dir`. `cluster` is a Dask scheduler
+    address; `progress(done, games, result)` is called at the start and after each match."""
     specs = [parse_player_spec(text) for text in players]  # fail before any process starts
     if workers is None and not cluster and any(spec.is_remote for spec in specs):
         workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
@@ -243,6 +244,8 @@ def run_tournament(
     records_dir = out_dir / "records"
     began = time.monotonic()
     done = 0
+    if progress is not None:
+        progress(done, games, result)
     for outcome in _outcomes(tasks, workers, cluster):
         done += 1
         _absorb(result, tasks[outcome["index"]], outcome, records_dir)
@@ -400,8 +403,9 @@ def _round(value: float) -> Optional[float]:
 
 
 def progress_bar(stream: TextIO = sys.stderr) -> Callable[[int, int, TournamentResult], None]:
-    """A `progress` callback for `run_tournament`: tqdm's bar over the matches,
-    followed by the first player's winrate so far and its 95% interval."""
+    """A `progress` callback for `run_tournament`: tqdm's bar over the matches (made
+    at the first call, the tournament's start), then the first player's winrate so
+    far and its 95% interval."""
     from tqdm import tqdm
 
     bar: Optional[tqdm] = None

@@ -54,6 +54,8 @@ def test_the_progress_bar_counts_matches_and_shows_the_first_players_winrate():
     update = progress_bar(stream)
     result = _halfway_result()
     low, high = result.summaries[0].interval()
+    update(0, 4, result)  # the start
+    assert "0/4" in stream.getvalue()
     update(1, 4, result)
     update(2, 4, result)
     assert "2/4" in stream.getvalue() and f"agent 0.75 [{low:.2f}, {high:.2f}]" in stream.getvalue()

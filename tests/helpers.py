@@ -283,3 +283,35 @@ REACH = """
 (<= (goal r 100) connected)
 (<= (goal r 0) (not connected))
 """
+
+
+# -- read-only folders, as `docker run --read-only` makes them ----------------------------
+
+
+def read_only_command(paths: "list[Path]", command: "list[str]") -> "list[str]":
+    """`command` run with each of `paths` mounted read-only, as `docker run --read-only` does.
+
+    A bind mount made read-only in a private user and mount namespace
+    (`unshare`): no privilege needed, nothing outside the child changes, and
+    root cannot write there either (permission bits would not stop root).
+    """
+    import shlex
+
+    mounts = "".join(f"mount --bind {shlex.quote(str(p))} {shlex.quote(str(p))} && "
+                     f"mount -o remount,bind,ro {shlex.quote(str(p))} && " for p in paths)
+    return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", mounts + 'exec "$@"', "sh", *command]
+
+
+def require_read_only_mounts(folder: Path) -> None:
+    """Skip the calling test where user namespaces (hence `read_only_command`) are not allowed."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    probe = subprocess.run(read_only_command([folder], ["touch", str(folder / "probe")]),
+                           capture_output=True, text=True, timeout=30)
+    if "Read-only file system" not in probe.stderr:
+        pytest.skip(f"no read-only mount in a user namespace here: {probe.stderr.strip()[:200]}")

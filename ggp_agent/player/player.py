@@ -52,7 +52,8 @@ class Player:
     """Plays the matches a game manager starts; one instance per server.
 
     `engine_factory` and `search_factory` replace the configured engine and
-    search (tests put slow or broken ones in their place).
+    search (tests put slow or broken ones in their place); `records_problem` is
+    why the records folder cannot be written, shown on the status page.
     """
 
     def __init__(
@@ -60,8 +61,11 @@ class Player:
         config: PlayerConfig = PlayerConfig(),
         engine_factory: Optional[EngineFactory] = None,
         search_factory: Optional[SearchFactory] = None,
+        records_problem: Optional[str] = None,
     ):
         self.config = config
+        #: why the records folder cannot be written (checked by `serve` at start), or None
+        self.records_problem = records_problem
         self.name = safe_name(config.name)
         self._engine_factory = engine_factory
         self._search_factory = search_factory
@@ -146,6 +150,8 @@ class Player:
             "max_matches": self.config.max_matches,
             "messages_handled": self.messages_handled,
             "timing": self.margins.snapshot(),
+            "records": {"folder": None if self.config.record_dir is None else str(self.config.record_dir),
+                        "problem": self.records_problem},
             "matches": [{**m.summary(), "search": safe_stats(m.link.search)} for m in self._matches.values()],
             "finished": list(self._finished),
         }

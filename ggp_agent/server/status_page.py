@@ -43,6 +43,13 @@ def _timing_html(timing: Optional[dict]) -> str:
             f"{timing['worst_lateness']:.3f} s, over {timing['replies_measured']} replies).</p>")
 
 
+def _records_html(records: Optional[dict]) -> str:
+    """A warning when match records cannot be written; nothing otherwise."""
+    if not records or not records.get("problem"):
+        return ""
+    return f"<p><b>Warning:</b> {html.escape(records['problem'])}.</p>"
+
+
 def status_page(status: dict) -> str:
     """The human-readable page at `GET /`: matches in progress and the last ones."""
     esc = html.escape
@@ -107,6 +114,7 @@ code {{ font-size: 0.9em; }}
 up to {status['max_matches']} match(es) at once, {status['messages_handled']} messages handled.
 This page refreshes every 2 s; <a href="/status.json">as JSON</a>.</p>
 {_timing_html(status.get('timing'))}
+{_records_html(status.get('records'))}
 <h2>Matches in progress</h2>
 {match_rows(status['matches'], finished=False)}
 <h2>Finished matches</h2>

@@ -121,7 +121,7 @@ def to_term(sexp: SExp) -> Term:
     if name in ("<=", "not", "or", "distinct"):
         raise GdlSyntaxError(f"'{name}' cannot be used inside a term: {sexp_to_kif(sexp)}")
     if len(sexp) == 1:
-        return Symbol(name)
+        return Symbol(name, parenthesized=True)
     return Compound(name, tuple(to_term(item) for item in sexp[1:]))
 
 

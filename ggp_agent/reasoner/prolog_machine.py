@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from ..gdl import load_game
-from ..gdl.terms import Term
+from ..gdl.terms import Term, parenthesized_names
 from ..gdl.validate import ValidatedGame
 from . import prolog_terms as pt
 from . import swipl
@@ -65,6 +65,7 @@ class PrologStateMachine(StateMachine):
             self.module = f"ggp_game_{next(_module_counter)}"
         self._warn_goal = WarnOnce(log, self.module)
         self._compiled = compile_game(game)
+        self._spelling = parenthesized_names(game.rules)
         self._closed = False
         self._thread.call(self._load, self._compiled, load_time_limit)
         self._initial: Optional[State] = None
@@ -282,11 +283,12 @@ class PrologStateMachine(StateMachine):
 
         def run():
             fillers = [lambda ref: swipl.api.put_atom(ref, module_atom(self.module))] + args
-            return call_predicate(
-                _RUNTIME, name, fillers,
-                self.query_time_limit if time_limit is None else time_limit,
-                read,
-            )
+            with swipl.spelled(self._spelling):  # terms read back as the rules write them
+                return call_predicate(
+                    _RUNTIME, name, fillers,
+                    self.query_time_limit if time_limit is None else time_limit,
+                    read,
+                )
 
         return self._thread.call(run)
 

@@ -13,6 +13,10 @@ where and why, so that the caller can fall back to the Prolog engine.
 
 GDL-II games (chance, percepts) are refused at once, before grounding: the
 network has no outputs for `sees` yet, so the engine choice gives them to Prolog.
+
+A role without a legal move in a state that is not terminal (a broken game,
+but matches go on: the manager sends `nil` for it) plays no input in
+`next_state`, as the Prolog engine applies a move that matches no `does`.
 """
 
 from __future__ import annotations
@@ -160,7 +164,10 @@ class PropnetStateMachine(StateMachine):
             for role, move in enumerate(joint_move):
                 code = self.move_codes.get(role, move)
                 if code is None:
-                    raise IllegalMoveError(f"{move} is never a legal move of {self._roles[role]} in this game")
+                    if self.legal_codes(state, role):
+                        raise IllegalMoveError(f"{move} is never a legal move of {self._roles[role]} in this game")
+                    # no legal move here (a broken game): the manager sends nil, and the role plays nothing
+                    code = kernels.NO_INPUT
                 self._joint[role] = code
             self._load(state)
             kernels.advance(self.net, self._work, self._joint)

@@ -95,6 +95,8 @@ class SearchLink:
     current: bool = False
     #: the call into the search in flight (at most one)
     call: Optional[asyncio.Future] = None
+    #: a root change left running after a forced reply (kept so it is not lost)
+    advancing: Optional[asyncio.Future] = None
     #: (joint move, state, our legal moves) the search has not been told yet
     unseen: list = field(default_factory=list)
 

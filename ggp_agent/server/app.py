@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from ..player.player import Player
+from ..player.player import CLOSE_GRACE_S, Player
 from ..player.protocol import ProtocolError, parse_message
 from .status_page import status_page
 
@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 
 #: Largest message accepted, in bytes. Real games' rules stay under 100 KB.
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
+
+#: Seconds the server waits, once the player is closed, for handlers still
+#: writing their replies before it closes their connections.
+HANDLER_SHUTDOWN_S = 0.5
 
 #: Messages longer than this are parsed in a worker thread, not on the event loop.
 _PARSE_INLINE_LIMIT = 8192
@@ -162,9 +166,14 @@ class RunningServer:
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    async def stop(self) -> None:
-        """Stop accepting, abort the matches, release the port."""
-        await self.player.close()
+    async def stop(self, grace: float = CLOSE_GRACE_S) -> None:
+        """Stop within about `grace` seconds, whatever the clocks: stop
+        accepting connections, let every PLAY in flight answer at once with
+        the best move known, abort the matches and write their records
+        (`Player.close`), then close the connections left."""
+        for site in list(self.runner.sites):
+            await site.stop()
+        await self.player.close(grace)
         await self.runner.cleanup()
 
 
@@ -178,7 +187,7 @@ async def start_server(
     """
     app = make_app(player, max_body)
     runner = web.AppRunner(
-        app, access_log=None, handle_signals=False,
+        app, access_log=None, handle_signals=False, shutdown_timeout=HANDLER_SHUTDOWN_S,
         max_line_size=max_body, max_field_size=65536,
     )
     await runner.setup()

@@ -33,7 +33,7 @@ from ..gdl.terms import Term
 from ..gdl.validate import ValidatedGame
 from ..reasoner.statemachine import (
     DEFAULT_MAX_PLAYOUT_STEPS, IllegalMoveError, Playout, ReasonerError, State, StateMachine, WarnOnce,
-    one_goal_value,
+    no_legal_move_error, one_goal_value,
 )
 from . import state_kernels as kernels
 from .arrays import Net, new_rng, new_work, pack
@@ -211,8 +211,11 @@ class PropnetStateMachine(StateMachine):
             self._load(state)
             steps = kernels.random_playout(self.net, self._work, rng, max_steps, codes)
             self._loaded = None
-            if steps < 0:
-                raise ReasonerError(f"a role has no legal move in a non-terminal state after {-1 - steps} joint moves")
+            if steps < 0:  # the kernel stopped in the state where a role has no move
+                stuck = self.state_from_words(kernels.current_state(self._work).copy())
+                role = next(r for r in range(self.net.n_roles)
+                            if kernels.legal_codes(self.net, self._work, r, self._legal_buffer) == 0)
+                raise no_legal_move_error(self._roles[role], stuck, -1 - steps)
             kernels.goals(self.net, self._work, self._goal_buffer)
             goals = tuple(self._goal_buffer[: self.net.n_roles].tolist())
             final = bool(kernels.is_terminal(self.net, self._work))

@@ -30,7 +30,7 @@ import enum
 import logging
 import random
 import time
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 from ..gdl import RANDOM_ROLE
 from ..gdl.terms import Term
@@ -63,6 +63,26 @@ class IllegalMoveError(ReasonerError):
 
 class NoLegalMoveError(ReasonerError):
     """A role has no legal move in a state that is not terminal (a broken game)."""
+
+
+#: Longest state text an error message quotes.
+_STATE_TEXT_LIMIT = 600
+
+
+def no_legal_move_error(role: Term, state: Iterable[Term], steps: Optional[int] = None) -> NoLegalMoveError:
+    """The words for a broken game's dead end, the same from every engine: the
+    role, how many joint moves the playout had played, and the state.
+
+    >>> from ggp_agent.gdl import parse_term
+    >>> print(no_legal_move_error(parse_term("x"), [parse_term("(step 2)")], 2))
+    role x has no legal move in a state that is not terminal (a broken game), after 2 joint moves of a random playout; the state: ((step 2))
+    """
+    text = "(" + " ".join(sorted(str(fluent) for fluent in state)) + ")"
+    if len(text) > _STATE_TEXT_LIMIT:
+        text = text[:_STATE_TEXT_LIMIT] + " ...)"
+    where = "" if steps is None else f", after {steps} joint move{'' if steps == 1 else 's'} of a random playout"
+    return NoLegalMoveError(f"role {role} has no legal move in a state that is not terminal (a broken game)"
+                            f"{where}; the state: {text}")
 
 
 class NextInfo(NamedTuple):
@@ -204,7 +224,7 @@ class StateMachine(abc.ABC):
         for role in range(len(self.roles)):
             moves = self.legal_moves(state, role)
             if not moves:
-                raise NoLegalMoveError(f"role {self.roles[role]} has no legal move in a state that is not terminal")
+                raise no_legal_move_error(self.roles[role], state)
             joint.append((rng.choice(moves), len(moves) > 1))
         return joint
 

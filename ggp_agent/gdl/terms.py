@@ -39,7 +39,7 @@ class Symbol:
     """
 
     name: str
-    parenthesized: bool = field(default=False, compare=False)
+    parenthesized: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"({self.name})" if self.parenthesized else self.name

@@ -17,7 +17,9 @@ the search goes on pondering (or is stopped by the shutdown). Every wait here
 
 When our engine cannot follow the match in time (a slow step) or at all (a
 resource error), the reply is a move from the last legal moves we know, and
-the log says so; a slow step is caught up on the next PLAY.
+the log says so; a slow step is caught up on the next PLAYs: our engine's
+calls may run a few play clocks (`timing.follow_time_limit`), not only its
+own query limit, which would lose the match for good on one slow step.
 
 All work runs off the event loop: applying joint moves in the engine pool,
 calls into the search in the search pool (one at a time per match, under a
@@ -42,7 +44,7 @@ from .config import PlayerConfig
 from .match import Following, Match, ReplySource, TurnLog, UnsentReply
 from .protocol import Play, ProtocolError
 from .records import state_text
-from .timing import AdaptiveMargin
+from .timing import AdaptiveMargin, follow_time_limit
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +193,7 @@ class TurnTaker:
             if following.catching_up is None:
                 following.catching_up = loop.run_in_executor(
                     self._engine_pool, follow, following.machine, following.state, following.role_index,
-                    list(following.pending))
+                    list(following.pending), follow_time_limit(match.start.play_clock))
             job = following.catching_up
             await wait_until(deadline, self.is_stopping, job)
             if not job.done():
@@ -305,15 +307,18 @@ class TurnTaker:
         return move, ReplySource.SEARCH, stats
 
 
-def follow(machine: StateMachine, state: State, role: int, joint_moves: list[tuple[Term, ...]]):
+def follow(machine: StateMachine, state: State, role: int, joint_moves: list[tuple[Term, ...]],
+           time_limit: float = 0.0):
     """Apply joint moves from `state` (engine pool thread): per move (joint, state, our legal moves).
 
     Returns (what was done, the error that stopped it or None). Its Prolog
-    calls go ahead of the search's, so the fallback never waits for a playout.
+    calls go ahead of the search's, so the fallback never waits for a playout,
+    and each may take `time_limit` seconds when that is more than the engine's
+    own limit (`follow_time_limit`).
     """
     done = []
     try:
-        with urgent_calls():
+        with urgent_calls(at_least=time_limit):
             for joint in joint_moves:
                 state = machine.next_state(state, joint)
                 legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role))

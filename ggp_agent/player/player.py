@@ -45,7 +45,8 @@ from .match import Match, MatchStatus
 from .play import MatchError, StartFailedError, TurnTaker, new_following, safe_stats, wait_until
 from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, Play, Preview, ProtocolError, Start, Stop, \
     info_reply, safe_name
-from .records import state_text, write_record
+from .board_view import current_position
+from .records import MatchRecord, load_record, record_filename, state_text, write_record
 from .timing import AdaptiveMargin
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class Player:
         self._rng = random.Random(config.seed)
         self._matches: dict[str, Match] = {}
         self._finished: collections.deque[dict] = collections.deque(maxlen=20)
+        self._records: collections.deque[MatchRecord] = collections.deque(maxlen=20)
         self._cleanups: set[asyncio.Task] = set()
         # Engine work (compile, apply a move, clean up) and calls into the search
         # use separate pools, so a search that hangs cannot starve the engine.
@@ -174,9 +176,25 @@ class Player:
             "max_matches": self.config.max_matches,
             "messages_handled": self.messages_handled,
             "timing": self.margins.snapshot(),
-            "matches": [{**m.summary(), "search": safe_stats(m.link.search)} for m in self._matches.values()],
+            "matches": [{**m.summary(), "search": safe_stats(m.link.search), "position": current_position(m)}
+                        for m in self._matches.values()],
             "finished": list(self._finished),
         }
+
+    def finished_record(self, match_id: str) -> Optional[MatchRecord]:
+        """The record of a finished match, to replay: one of the last ones in
+        memory, else the one in the records folder; None when neither has it."""
+        for record in self._records:
+            if record.match_id == match_id:
+                return record
+        if self.config.record_dir is None:
+            return None
+        path = self.config.record_dir / record_filename(match_id, ".player")
+        try:
+            record = load_record(path)
+        except (OSError, ValueError, KeyError):
+            return None
+        return record if record.match_id == match_id else None
 
     async def wait_idle(self) -> None:
         """Wait until every finished match has been cleaned up and recorded."""
@@ -368,13 +386,15 @@ class Player:
     async def _write_record(self, match: Match, goals: Optional[list[int]]) -> None:
         """Keep the summary for the status page and write the record (inline
         once the player is closing: the pool may be busy with work left behind)."""
-        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time()}
+        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time(),
+                   "position": current_position(match)}
         self._finished.appendleft(summary)
-        if self.config.record_dir is None:
-            return
         record = match.record(self.name, self.config.search, goals)
         if self.stopping and match.status is MatchStatus.ABORTED:
             record.abort_reason = "the player was stopped during the match"
+        self._records.appendleft(record)
+        if self.config.record_dir is None:
+            return
         try:
             if self.stopping:
                 path = write_record(record, self.config.record_dir, ".player")

@@ -200,6 +200,10 @@ class PropnetStateMachine(StateMachine):
     def close(self) -> None:
         """Nothing to free but memory, which the arrays give back when dropped."""
 
+    def known_fluents(self) -> Optional[frozenset]:
+        """Every fluent of the network: all that can ever be true."""
+        return frozenset(self.fluents)
+
     # -- beyond the protocol ------------------------------------------------------------
 
     def random_playout(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,

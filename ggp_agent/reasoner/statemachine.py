@@ -203,6 +203,13 @@ class StateMachine(abc.ABC):
 
     # -- helpers built on them (an engine may override them to go faster) ------------
 
+    def known_fluents(self) -> Optional[frozenset]:
+        """Every fluent that can be true in some state, when the engine knows
+        them without playing (a propnet's propositions); None when it does not
+        (a caller then looks at the states it has met). For game analysis such
+        as finding a board (`gdl.board`)."""
+        return None
+
     def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
         """The move codes of `legal_moves(state, role)` (same order)."""
         code = self.move_codes.code

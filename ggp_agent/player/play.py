@@ -114,8 +114,8 @@ class TurnTaker:
             log.error("PLAY match=%s: the game is still compiling %s", match.match_id,
                       "and the player is stopping" if self.stopping else "at the play clock")
             return "nil"
-        failure = match.ready.exception() if not match.ready.cancelled() else asyncio.CancelledError("cancelled")
-        if failure is not None:
+        if match.ready.cancelled() or match.ready.exception() is not None:
+            failure = "its compile was cancelled" if match.ready.cancelled() else match.ready.exception()
             raise StartFailedError(f"match {match.match_id} could not start: {failure}") from None
         following = match.following
         link = match.link
@@ -248,7 +248,11 @@ class TurnTaker:
             return await self._call_search(match, _advance_search, match, steps,
                                            timeout=max(0.0, deadline - time.monotonic()), interruptible=True)
         except (asyncio.TimeoutError, SearchBusyError):
-            log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
+            if self.stopping:
+                log.info("PLAY match=%s: the search's root change was cut short: the player is stopping",
+                         match.match_id)
+            else:
+                log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
             return False
 
     async def _call_search(self, match: Match, function, *args, timeout: float, interruptible: bool = False):

@@ -7,10 +7,11 @@ that all 1,000 get `busy` and that the move still comes within the play clock;
 the latency figures are printed (`pytest -s`) for the note, not asserted.
 """
 
-import pytest
 import asyncio
 import statistics
 import time
+
+import pytest
 
 import aiohttp
 

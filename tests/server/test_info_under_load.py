@@ -11,11 +11,11 @@ import asyncio
 import statistics
 import time
 
+import aiohttp
 import pytest
 
-import aiohttp
-
 from ggp_agent.gdl import parse_term
+
 from ..helpers import ServeProcess, start_message
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).

@@ -1,4 +1,5 @@
-"""Helpers for the protocol tests: a real server in a background thread, raw HTTP.
+"""Helpers for the protocol tests: a real server in a background thread, raw HTTP;
+and the loader of the `gdl_games/` scripts.
 
 Every server here listens on 127.0.0.1 on a free port and is stopped by the test
 that started it; nothing talks to any other address.
@@ -7,8 +8,10 @@ that started it; nothing talks to any other address.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import socket
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +26,16 @@ TICTACTOE = GAMES / "tictactoe.kif"
 #: ../shared next to the repository (absent in a user's clone: tests skip);
 #: GGP_SHARED points elsewhere (as in conftest.py).
 SHARED = Path(os.environ.get("GGP_SHARED", REPO.parent / "shared"))
+
+
+def load_games_script(name: str):
+    """Import a script of `gdl_games/` (`generate`, `measure`): they are scripts,
+    not a package, so they are loaded from their files."""
+    spec = importlib.util.spec_from_file_location(f"gdl_games_{name}", GAMES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 class ServerThread:

@@ -13,31 +13,22 @@ protocol, so the same tests can run against any engine. Nothing here reads
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from ggp_agent.gdl import Compound, load_game, parse_term
 
+from .ggp_helpers import load_games_script
+
 GAMES_DIR = Path(__file__).resolve().parent.parent / "gdl_games"
 ALL_GAMES = sorted(path.stem for path in GAMES_DIR.glob("*.kif"))
 
 
-def _load_script(name: str):
-    """Import a script of `gdl_games/` (they are scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(f"gdl_games_{name}", GAMES_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = _load_script("generate")
-measure = _load_script("measure")
+generate = load_games_script("generate")
+measure = load_games_script("measure")
 
 _machines: dict = {}
 
@@ -81,8 +72,9 @@ def test_library_has_every_game_the_issue_asks_for():
     expected = {
         "tictactoe", "connectfour", "breakthrough_6x6", "breakthrough_8x8",
         "hex_5x5", "hex_7x7", "hex_9x9", "nogo_5x5", "nogo_7x7", "nogo_9x9",
-        "atarigo_5x5", "atarigo_7x7", "atarigo_9x9", "wargame_5x5", "wargame_7x7",
-        "goofspiel_5", "tictactoe_3p", "knights_tour_5x5",
+        "atarigo_5x5", "atarigo_7x7", "atarigo_9x9", "go_5x5", "go_7x7", "go_9x9",
+        "wargame_5x5", "wargame_7x7", "wargame_9x9", "goofspiel_5", "tictactoe_3p",
+        "knights_tour_5x5",
     }
     assert expected <= set(ALL_GAMES)
 
@@ -125,6 +117,7 @@ def _claimed_recursion_size(name: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name, relation", [
     ("hex_5x5", ("reach", 2)), ("nogo_5x5", ("libcode", 3)), ("atarigo_5x5", ("libcode", 3)),
+    ("go_5x5", ("libcode", 3)),
     pytest.param("hex_9x9", ("reach", 2), marks=pytest.mark.slow),
     pytest.param("nogo_9x9", ("libcode", 3), marks=pytest.mark.slow),
 ])
@@ -190,7 +183,7 @@ def test_ggp_agent_check_accepts_the_game(name, capsys):
 
 def _base_input_params():
     big = {"nogo_9x9", "atarigo_9x9", "nogo_7x7", "atarigo_7x7", "hex_9x9", "wargame_7x7",
-           "breakthrough_8x8"}
+           "breakthrough_8x8", "go_7x7", "go_9x9", "wargame_9x9"}
     return [pytest.param(name, marks=pytest.mark.slow) if name in big else name
             for name in ALL_GAMES]
 
@@ -955,8 +948,8 @@ class ReferenceWargame:
         return units
 
 
-@pytest.mark.parametrize("name", ["wargame_5x5", pytest.param("wargame_7x7",
-                                                               marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["wargame_5x5"] + [pytest.param(f"wargame_{n}x{n}", marks=pytest.mark.slow)
+                                                     for n in (7, 9)])
 def test_wargame_agrees_with_a_reference_on_random_matches(name):
     game = machine(name)
     reference = ReferenceWargame(int(name.split("_")[1].split("x")[0]))

@@ -20,12 +20,13 @@ import asyncio
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import Compound, load_game, parse_term
+from ggp_agent.lineup import parse_player_spec, play_match
+from ggp_agent.records import load_record
 
 from .ggp_helpers import GAMES, load_games_script
 
@@ -180,9 +181,9 @@ def legal_texts(machine, state, role: int) -> set[str]:
 
 
 def joint(mover: int, move: str) -> tuple:
-    moves = [parse_term("noop"), parse_term("noop")]
-    moves[mover] = parse_term(move)
-    return tuple(moves)
+    moves = ["noop", "noop"]
+    moves[mover] = move
+    return tuple(map(parse_term, moves))
 
 
 def go_state(diagram: str, mover: str = "black", *extra: str) -> frozenset:
@@ -305,10 +306,10 @@ def test_random_games_on_prolog_agree_with_the_reference(name, games):
 
 # --------------------------------------------------------------------------- hand-made positions
 
-ENGINES = ("propnet", "prolog")
+BOTH_ENGINES = ("propnet", "prolog")
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_capture_removes_the_whole_group(engine):
     game = machine(engine, "go_5x5")
     before = go_state("""
@@ -331,17 +332,16 @@ def test_capture_removes_the_whole_group(engine):
     assert "(place a2)" in legal_texts(game, after, 1)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_suicide_is_illegal_unless_it_captures(engine):
     game = machine(engine, "go_5x5")
-    suicide = go_state("""
+    assert "(place e1)" not in legal_texts(game, go_state("""
         . . . . .
         . . . . .
         . . . . .
         . . . . O
         . . . O .
-    """)
-    assert "(place e1)" not in legal_texts(game, suicide, 0)
+    """), 0)                                          # no liberty, no capture
     assert "(place e1)" in legal_texts(game, go_state("""
         . . . . .
         . . . . .
@@ -370,7 +370,7 @@ KO = """
 """
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_simple_ko_forbids_the_immediate_retake_only(engine):
     game = machine(engine, "go_5x5")
     board = go_state(KO)
@@ -389,7 +389,7 @@ def test_simple_ko_forbids_the_immediate_retake_only(engine):
     assert "(place b2)" in legal_texts(game, passed, 1)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_taking_one_stone_with_a_connected_stone_is_no_ko(engine):
     game = machine(engine, "go_5x5")
     # black c2 joins d2 (not alone): white may take both back at once
@@ -407,7 +407,7 @@ def test_taking_one_stone_with_a_connected_stone_is_no_ko(engine):
     assert (3, 2) not in board_of(retaken) and (4, 2) not in board_of(retaken)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_two_passes_in_a_row_end_the_game(engine):
     game = machine(engine, "go_5x5")
     # black: 10 stones + column a = 15; white: 5 stones + column e = 10.
@@ -421,17 +421,15 @@ def test_two_passes_in_a_row_end_the_game(engine):
     """)
     assert ReferenceGo(5).areas(board_of(board)) == (15, 10)
     once = game.next_state(board, joint(0, "pass"))
-    assert not game.is_terminal(once)
-    assert game.goal_values(once) == (50, 50)
+    assert not game.is_terminal(once) and game.goal_values(once) == (50, 50)
     twice = game.next_state(once, joint(1, "pass"))
-    assert game.is_terminal(twice)
-    assert game.goal_values(twice) == (0, 100)
+    assert game.is_terminal(twice) and game.goal_values(twice) == (0, 100)
     # a pass, a stone, a pass: not two in a row
     back = game.next_state(game.next_state(once, joint(1, "(place e5)")), joint(0, "pass"))
     assert not game.is_terminal(back)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_a_lead_of_seven_wins_for_black_and_six_does_not(engine):
     game = machine(engine, "go_5x5")
     seven = go_state("""
@@ -457,14 +455,13 @@ def test_a_lead_of_seven_wins_for_black_and_six_does_not(engine):
     assert game.is_terminal(six) and game.goal_values(six) == (0, 100)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_the_move_cap_ends_the_game(engine):
     game = machine(engine, "go_5x5")
     limit = generate.go_move_limit(5)
     near = go_state(KO, "white", f"(step {limit - 1})")
     assert not game.is_terminal(near)
-    end = game.next_state(near, joint(1, "(place e5)"))
-    assert game.is_terminal(end)
+    assert game.is_terminal(end := game.next_state(near, joint(1, "(place e5)")))
     black, white = ReferenceGo(5).areas(board_of(end))
     assert game.goal_values(end) == ((100, 0) if black - white > 6.5 else (0, 100))
 
@@ -482,16 +479,21 @@ def test_ground_sizes_in_the_headers_are_what_a_grounder_gets(size):
 
 # --------------------------------------------------------------------------- matches over HTTP
 
+START_CLOCK = 10
+#: The play clock leaves the player 1.8 s to follow the match beyond its 0.2 s
+#: of thinking: on Go 9x9 one search batch of long playouts can hold the engine
+#: for most of a second on a loaded machine, and a player still catching up at
+#: its deadline answers from the previous state (an illegal move here).
+PLAY_CLOCK = 2
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["go_5x5", "go_7x7", "go_9x9", "wargame_9x9"])
 def test_full_match_over_http_without_errors(name, tmp_path):
-    from ggp_agent.lineup import parse_player_spec, play_match
-    from ggp_agent.records import load_record
-
     game = load_game(GAMES / f"{name}.kif")
     seats = [parse_player_spec("agent:time=0.2"), parse_player_spec("random")]
-    asyncio.run(play_match(game, seats, 10, 1, game_name=name, record_dir=tmp_path, seed=5))
-    record = load_record(next(Path(tmp_path).glob("*.json")))
+    asyncio.run(play_match(game, seats, START_CLOCK, PLAY_CLOCK, game_name=name, record_dir=tmp_path, seed=5))
+    record = load_record(next(tmp_path.glob("*.json")))
     assert record.is_completed and not record.is_aborted
     assert record.error_count() == 0, record.error_details
     assert record.goal_values is not None and sorted(record.goal_values) == [0, 100]

@@ -439,15 +439,16 @@ where white has won: {tally_atoms} atoms and {tally_instances} ground rule insta
 (<= (base (step ?m)) (succ ?n ?m))
 (init (step 0))
 
-; Captures. (placing ?p): ?p puts a stone on the board; (movebit ?k ?v): bit ?k
-; of that point's code is ?v. A group with one liberty has it elsewhere when
-; one of its liberty bits differs from the placed point's, so
-; (dies ?s): the stone on ?s is in a group of the mover's opponent whose only
-; liberty is the placed point.
-(<= (placing ?p) (does ?p (place ?c)))
+; Captures. (capturing ?p): ?p's stone takes the last liberty of some group
+; (checked first, so that a reasoner asks nothing more on the many moves that
+; capture nothing); (movebit ?k ?v): bit ?k of the placed point's code is ?v. A
+; group with one liberty has it elsewhere when one of its liberty bits differs
+; from the placed point's, so (dies ?s): the stone on ?s is in a group of the
+; mover's opponent whose only liberty is the placed point.
+(<= (capturing ?p) (does ?p (place ?c)) (captures ?p ?c))
 (<= (movebit ?k ?v) (does ?p (place ?c)) (bit ?c ?k ?v))
 (<= (elsewhere ?s) (libcode ?s ?k ?v) (movebit ?k ?w) (distinct ?v ?w))
-(<= (dies ?s) (true (cell ?s ?q)) (opponent ?p ?q) (placing ?p) (not (twolibs ?s))
+(<= (dies ?s) (capturing ?p) (opponent ?p ?q) (true (cell ?s ?q)) (not (twolibs ?s))
     (not (elsewhere ?s)))
 
 ; Simple ko. (twodie): two or more stones die (their codes differ in some bit);

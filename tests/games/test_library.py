@@ -105,13 +105,19 @@ def _sweep_params():
             for name in ALL_GAMES]
 
 
+#: Random matches per game; Go's big boards play fewer here, because
+#: tests/games/test_go.py replays random Go games against a reference Go.
+SWEEP_MATCHES = {"go_7x7": 30, "go_9x9": 10}
+
+
 @pytest.mark.parametrize("name", _sweep_params())
 def test_random_matches_end_with_goals_for_every_role(name):
-    """100 random matches, each one Prolog call (`random_playout`), which raises
-    if a role has no legal move in a non-terminal state."""
+    """Random matches (100 unless SWEEP_MATCHES says), each one Prolog call
+    (`random_playout`), which raises if a role has no legal move in a
+    non-terminal state."""
     game = machine(name)
     start = game.initial_state()
-    for seed in range(100):
+    for seed in range(SWEEP_MATCHES.get(name, 100)):
         goals, steps, final = game.random_playout(start, max_steps=2000, seed=seed)
         assert final, f"seed {seed}: no terminal state after {steps} joint moves"
         assert steps > 0
@@ -164,7 +170,7 @@ def test_states_stay_within_base_and_moves_within_input(name, caplog):
     game = PrologStateMachine.from_file(GAMES_DIR / f"{name}.kif")
     rng = random.Random(name)
     caplog.set_level("WARNING")
-    for _ in range(3):
+    for _ in range(1 if name == "go_9x9" else 3):  # a Go 9x9 match is ~300 Prolog steps
         state = game.initial_state()
         while True:
             assert state <= size.base, sorted(map(str, state - size.base))

@@ -148,7 +148,7 @@ def test_prolog_out_of_table_space_mid_match(tmp_path):
     assert info == "((name starved) (status available))"
     # The log says what happened: the search's playouts and then our own engine
     # ran out of table space, and the last known legal moves played on.
-    assert "playout failed: ReasonerResourceError" in log and "table_space" in log
+    assert "a step failed: ReasonerResourceError" in log and "table_space" in log
     assert "cannot compute the state of turn 6 (ReasonerResourceError" in log
     assert "source=stale" in log
     mine = load_record(next(records.glob(f"{hungry.match_id}*.json")))

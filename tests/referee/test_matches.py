@@ -27,7 +27,7 @@ START_CLOCK = 10
 PLAY_CLOCK = 2
 PAIRINGS = {"agent-vs-random": ("agent", "random"), "agent-vs-agent": ("agent", "agent")}
 #: Thinking per move outside tic-tac-toe, in seconds.
-THINK = 0.5
+THINK = 0.25
 #: Games played with the agent using its whole clock.
 FULL_CLOCK = {"tictactoe"}
 #: The one full match in the default (fast) run.

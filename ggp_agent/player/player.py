@@ -37,10 +37,13 @@ from .match import Match, MatchStatus
 from .play import MatchError, StartFailedError, TurnTaker, new_following, safe_stats
 from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, Play, Preview, ProtocolError, Start, Stop, \
     info_reply, safe_name
-from .records import state_text, write_record
+from .records import MatchRecord, state_text, write_record
 from .timing import AdaptiveMargin
 
 log = logging.getLogger(__name__)
+
+#: Finished matches whose records a player keeps for `finished_record`.
+_RECORDS_KEPT = 20
 
 EngineFactory = Callable[[ValidatedGame], StateMachine]
 SearchFactory = Callable[[StateMachine, int], Search]
@@ -68,6 +71,8 @@ class Player:
         self._rng = random.Random(config.seed)
         self._matches: dict[str, Match] = {}
         self._finished: collections.deque[dict] = collections.deque(maxlen=20)
+        #: the last finished matches' own records, by match id (oldest dropped first)
+        self._records: collections.OrderedDict[str, MatchRecord] = collections.OrderedDict()
         self._cleanups: set[asyncio.Task] = set()
         # Engine work (compile, apply a move, clean up) and calls into the search
         # use separate pools, so a search that hangs cannot starve the engine.
@@ -149,6 +154,12 @@ class Player:
             "matches": [{**m.summary(), "search": safe_stats(m.link.search)} for m in self._matches.values()],
             "finished": list(self._finished),
         }
+
+    def finished_record(self, match_id: str) -> Optional[MatchRecord]:
+        """This player's own record of a finished match (its turns with the search's
+        figures), once the match is cleaned up (`wait_idle`); None when unknown or
+        long gone (the last 20 are kept)."""
+        return self._records.get(match_id)
 
     async def wait_idle(self) -> None:
         """Wait until every finished match has been cleaned up and recorded."""
@@ -301,9 +312,12 @@ class Player:
                 goals = None
         summary = {**match.summary(), "goal_values": goals, "finished_at": time.time()}
         self._finished.appendleft(summary)
+        record = match.record(self.name, self.config.search, goals)
+        self._records[match.match_id] = record
+        while len(self._records) > _RECORDS_KEPT:
+            self._records.popitem(last=False)
         if self.config.record_dir is not None:
             try:
-                record = match.record(self.name, self.config.search, goals)
                 path = await asyncio.get_running_loop().run_in_executor(
                     self._pool, write_record, record, self.config.record_dir, ".player")
                 log.info("match=%s: record written to %s", match.match_id, path)

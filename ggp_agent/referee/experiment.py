@@ -140,7 +140,8 @@ def match_id(cell: Cell, number: int) -> str:
 
 
 def search_sums(record: Optional[MatchRecord]) -> dict:
-    """One player's search figures summed over the moves its search chose, from
+    """One player's search figures summed over the moves its search chose (and ran
+    iterations for: a root the solver has proven needs none), from
     its own record (each turn's `stats`, as `Match.record` writes them); the
     means are weighted by the move's iterations. Zeros for a player we cannot
     ask (a remote address)."""
@@ -154,6 +155,8 @@ def search_sums(record: Optional[MatchRecord]) -> dict:
             continue
         stats = turn["stats"]
         iterations = int(stats["iterations"])
+        if iterations == 0:  # nothing left to search (the solver proved the root): not a searched move
+            continue
         sums["moves"] += 1
         sums["iterations"] += iterations
         if stats["iterations_per_s"]:

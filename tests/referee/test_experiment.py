@@ -75,6 +75,7 @@ def test_search_sums_read_the_players_own_turns():
     record = MatchRecord("m", "g", ["red", "blue"], 10, 2, extra={"turns": [
         turn("search", {"iterations": 100, "iterations_per_s": 400.0, "mean_playout": 10.0, "mean_leaf_depth": 3.0}),
         turn("search", {"iterations": 300, "iterations_per_s": 1000.0, "mean_playout": 6.0, "mean_leaf_depth": None}),
+        turn("search", {"iterations": 0, "iterations_per_s": 0.0, "mean_playout": None, "mean_leaf_depth": None}),
         turn("forced", {}), turn("fallback", {}),
     ]})
     sums = search_sums(record)

@@ -141,12 +141,13 @@ def match_id(cell: Cell, number: int) -> str:
 
 def search_sums(record: Optional[MatchRecord]) -> dict:
     """One player's search figures summed over the moves its search chose (and ran
-    iterations for: a root the solver has proven needs none), from
-    its own record (each turn's `stats`, as `Match.record` writes them); the
-    means are weighted by the move's iterations. Zeros for a player we cannot
-    ask (a remote address)."""
-    sums = {"moves": 0, "iterations": 0, "seconds": 0.0, "playout_moves": 0.0, "playout_weight": 0,
-            "leaf_depth": 0.0, "leaf_weight": 0, "fallbacks": 0}
+    iterations for: a root the solver has proven needs none, `proven` counts
+    those), from its own record (each turn's `stats`, as `Match.record` writes
+    them): iterations, seconds of thinking (the search's own clock), seconds
+    from PLAY to reply (`wall_seconds`), and the means weighted by the move's
+    iterations. Zeros for a player we cannot ask (a remote address)."""
+    sums = {"moves": 0, "iterations": 0, "seconds": 0.0, "wall_seconds": 0.0, "playout_moves": 0.0,
+            "playout_weight": 0, "leaf_depth": 0.0, "leaf_weight": 0, "proven": 0, "fallbacks": 0}
     turns = [] if record is None else record.extra["turns"]
     for turn in turns:
         if turn["source"] == "fallback":
@@ -156,8 +157,10 @@ def search_sums(record: Optional[MatchRecord]) -> dict:
         stats = turn["stats"]
         iterations = int(stats["iterations"])
         if iterations == 0:  # nothing left to search (the solver proved the root): not a searched move
+            sums["proven"] += 1
             continue
         sums["moves"] += 1
+        sums["wall_seconds"] += turn["timeUsed"]
         sums["iterations"] += iterations
         if stats["iterations_per_s"]:
             sums["seconds"] += iterations / stats["iterations_per_s"]

@@ -51,6 +51,11 @@ class Cell:
         return f"{self.game_name}-{self.budget:g}s"
 
 
+#: The sums a match line holds per seat (`experiment.search_sums`).
+_SUMS = ("moves", "iterations", "seconds", "wall_seconds", "playout_moves", "playout_weight", "leaf_depth",
+         "leaf_weight", "proven", "fallbacks")
+
+
 @dataclass
 class RuleFigures:
     """One algorithm's search figures in one cell, summed over its searched moves."""
@@ -58,16 +63,17 @@ class RuleFigures:
     moves: int = 0
     iterations: int = 0
     seconds: float = 0.0
+    wall_seconds: float = 0.0
     playout_moves: float = 0.0
     playout_weight: int = 0
     leaf_depth: float = 0.0
     leaf_weight: int = 0
+    proven: int = 0
     fallbacks: int = 0
 
     def add(self, sums: dict) -> None:
         """Add one seat's sums (as `experiment.search_sums` makes them)."""
-        for name in ("moves", "iterations", "seconds", "playout_moves", "playout_weight", "leaf_depth",
-                     "leaf_weight", "fallbacks"):
+        for name in _SUMS:
             setattr(self, name, getattr(self, name) + sums[name])
 
     @property
@@ -86,6 +92,11 @@ class RuleFigures:
     def playouts_per_move(self) -> Optional[float]:
         return self.iterations / self.moves if self.moves else None
 
+    @property
+    def search_share(self) -> Optional[float]:
+        """The share of the time from PLAY to reply that the search spent iterating."""
+        return self.seconds / self.wall_seconds if self.wall_seconds > 0 else None
+
     def quantity(self, name: str) -> Optional[float]:
         """The appendix quantity `name` (paper_mcps's names)."""
         return {PLAYOUTS_PER_S: self.playouts_per_s, PLAYOUT_LENGTH: self.playout_length,
@@ -96,7 +107,10 @@ class RuleFigures:
                 "playouts_per_s": _rounded(self.playouts_per_s, 1),
                 "playouts_per_move": _rounded(self.playouts_per_move, 1),
                 "playout_length": _rounded(self.playout_length, 2),
-                "leaf_depth": _rounded(self.mean_leaf_depth, 2), "fallbacks": self.fallbacks}
+                "leaf_depth": _rounded(self.mean_leaf_depth, 2),
+                "seconds_per_move": _rounded(self.wall_seconds / self.moves, 3) if self.moves else None,
+                "search_share": _rounded(self.search_share, 3), "proven": self.proven,
+                "fallbacks": self.fallbacks}
 
 
 @dataclass
@@ -239,9 +253,11 @@ def _game_tables(game: str, sizes: list[int], budgets: list[float], by_cell: dic
             lines.append(f"| {size}x{size} | {rule.upper()} | " + " | ".join(cells) + " |")
     lines += ["", f"{title}: the matches. MCPS's win rate (percent) with the first role and with the second, "
               "wins/draws/losses, mean length in joint moves, replies in error (MCPS/GRAVE), moves "
-              "played by the fallback (MCPS/GRAVE).", "",
-              "| Size | Budget | matches | MCPS first | MCPS second | W/D/L | turns | errors | fallbacks |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "played by the fallback (MCPS/GRAVE), seconds from PLAY to reply and the share of them the search "
+              "spent iterating (MCPS/GRAVE, over searched moves).", "",
+              "| Size | Budget | matches | MCPS first | MCPS second | W/D/L | turns | errors | fallbacks | "
+              "s/move | iterating |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for size in sizes:
         for budget in budgets:
             summary = by_cell.get(Cell(game, size, budget))
@@ -267,11 +283,16 @@ def _match_row(summary: CellSummary) -> str:
     seat = "{:.1f} ({})"
     turns = f"{summary.turns / mcps.matches:.1f}" if mcps.matches else "—"
     aborted = f" ({summary.aborted} aborted)" if summary.aborted else ""
-    fallbacks = f"{summary.figures['mcps'].fallbacks}/{summary.figures['grave'].fallbacks}"
+    ours = [summary.figures[rule] for rule in RULES]
+    fallbacks = "/".join(str(figures.fallbacks) for figures in ours)
+    per_move = "/".join(_number(figures.wall_seconds / figures.moves if figures.moves else None, "{:.2f}")
+                        for figures in ours)
+    share = "/".join(_number(figures.search_share, "{:.0%}") for figures in ours)
     return (f"| {cell.size}x{cell.size} | {cell.budget:g}s | {mcps.matches}{aborted} | "
             f"{seat.format(100 * first.winrate, first.matches) if first.matches else '—'} | "
             f"{seat.format(100 * second.winrate, second.matches) if second.matches else '—'} | "
-            f"{mcps.wins}/{mcps.draws}/{mcps.losses} | {turns} | {mcps.errors}/{grave.errors} | {fallbacks} |")
+            f"{mcps.wins}/{mcps.draws}/{mcps.losses} | {turns} | {mcps.errors}/{grave.errors} | {fallbacks} | "
+            f"{per_move} | {share} |")
 
 
 def _figure(table, cell: Cell) -> Optional[float]:

@@ -79,7 +79,8 @@ def test_search_sums_read_the_players_own_turns():
         turn("forced", {}), turn("fallback", {}),
     ]})
     sums = search_sums(record)
-    assert sums["moves"] == 2 and sums["iterations"] == 400 and sums["fallbacks"] == 1
+    assert sums["moves"] == 2 and sums["iterations"] == 400 and sums["fallbacks"] == 1 and sums["proven"] == 1
+    assert sums["wall_seconds"] == pytest.approx(0.5)
     assert sums["seconds"] == pytest.approx(0.25 + 0.3)
     assert sums["playout_moves"] / sums["playout_weight"] == pytest.approx((1000 + 1800) / 400)
     assert sums["leaf_depth"] / sums["leaf_weight"] == 3.0

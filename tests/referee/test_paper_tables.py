@@ -8,9 +8,9 @@ from ggp_agent.referee.paper_tables import Cell, markdown_tables, summarize_cell
 
 
 def sums(moves, iterations, seconds, playout, depth, fallbacks=0):
-    return {"moves": moves, "iterations": iterations, "seconds": seconds, "playout_moves": playout * iterations,
-            "playout_weight": iterations, "leaf_depth": depth * iterations, "leaf_weight": iterations,
-            "fallbacks": fallbacks}
+    return {"moves": moves, "iterations": iterations, "seconds": seconds, "wall_seconds": 2 * seconds,
+            "playout_moves": playout * iterations, "playout_weight": iterations, "leaf_depth": depth * iterations,
+            "leaf_weight": iterations, "proven": 1, "fallbacks": fallbacks}
 
 
 def line(number, mcps_wins, mcps_sums, grave_sums, turns=20, aborted=False):
@@ -42,7 +42,8 @@ def test_a_cell_summary_counts_wins_seats_and_weighted_figures():
     assert mcps.playouts_per_s == pytest.approx(6000 / 2.5)
     assert mcps.playout_length == pytest.approx((3 * 1000 * 8.0 + 3000 * 6.0) / 6000)
     assert mcps.mean_leaf_depth == pytest.approx((3 * 1000 * 4.0 + 3000 * 6.0) / 6000)
-    assert summary.figures["grave"].fallbacks == 1
+    assert summary.figures["grave"].fallbacks == 1 and mcps.proven == 4
+    assert mcps.search_share == pytest.approx(0.5)
     data = summary.to_json()
     assert data["paper_winrate"] == 53.00 and data["mcps"]["ci95"][0] < data["mcps"]["winrate"]
     assert data["paper_figures"]["grave"]["playouts_per_s"] == 175196  # Table 12, 7x7, 0.25 s
@@ -72,7 +73,7 @@ def test_the_tables_follow_the_papers_layout_with_its_figures_beside_ours():
     assert "| 7x7 | MCPS | 9.0 / 7.5 |" in markdown  # playout length, Table 15
     assert "| 7x7 | MCPS | 5.0 / 7.4 |" in markdown  # leaf depth, Table 17
     assert "| 7x7 | MCPS | 150 / 38,527 |" in markdown  # playouts per move; the paper's 154,108 x 0.25
-    assert "| 7x7 | 0.25s | 4 | 100.0 (2) | 50.0 (2) | 3/0/1 | 20.0 | 0/0 | 0/0 |" in markdown
+    assert "| 7x7 | 0.25s | 4 | 100.0 (2) | 50.0 (2) | 3/0/1 | 20.0 | 0/0 | 0/0 | 0.20/0.20 | 50%/50% |" in markdown
     assert "No game file (not played): go_5x5." in markdown
     assert "| 5x5 | — / 55.12 |" in markdown  # Go: the paper's figure beside no result
 

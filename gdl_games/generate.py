@@ -4,7 +4,7 @@ Why a generator: Hex, NoGo, AtariGo, the wargame and breakthrough come in severa
 board sizes, and their fact tables (adjacency, liberty codes, tie-break orders,
 turn counters) are too long and too easy to get wrong by hand. Each family is one
 function of the board size below; the files it writes are committed, and
-`tests/test_game_library.py` regenerates them into a temporary directory and
+`tests/games/test_library.py` regenerates them into a temporary directory and
 checks they are byte-identical, so a template edit without a regeneration fails.
 
 Usage: `python gdl_games/generate.py [OUTPUT_DIR]` (default: this directory).
@@ -18,6 +18,7 @@ grounder instantiates O(cells) atoms, not O(cells^2).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from math import ceil, log2
 from pathlib import Path
@@ -675,13 +676,18 @@ def write_all(directory: Path) -> list[Path]:
     return written
 
 
-def main(argv: list[str]) -> int:
-    """Write the files into argv[1], or next to this script; print their paths."""
-    directory = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent
-    for path in write_all(directory):
+def main(argv: list[str] | None = None) -> int:
+    """Write the files into the output directory (default: next to this script); print their paths."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="The files are committed; tests/games/test_library.py checks they match their templates.")
+    parser.add_argument("output_dir", nargs="?", type=Path, default=Path(__file__).resolve().parent,
+                        metavar="OUTPUT_DIR", help="where to write the .kif files (default: gdl_games/)")
+    options = parser.parse_args(argv)
+    for path in write_all(options.output_dir):
         print(path)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

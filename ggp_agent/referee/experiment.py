@@ -37,7 +37,8 @@ from typing import Callable, Iterator, Optional, Sequence
 from ..player.records import MatchRecord
 from .lineup import PlayedMatch, parse_player_spec
 from .paper_tables import RULES, Cell, CellSummary, markdown_tables, summarize_cell
-from .tournament import MatchTask, ProgressBar, TournamentResult, play_task, run_tasks, seating
+from .tournament import MatchTask, TournamentResult, play_task, run_tasks, seating
+from .tournament import progress_bar as tournament_progress_bar
 
 #: The paper's constants: the reference threshold ρ and the permutation window W.
 PAPER_RHO = 30
@@ -234,6 +235,8 @@ def run_experiment(
         if play:
             done = {cell: {int(line["matchId"].rsplit(".", 1)[1]) for line in lines[cell]} for cell in cells}
             todo = plan_tasks(plan, cells, done)
+            if progress is not None:
+                progress(0, len(todo), summaries[cells[0]])
             for finished, (cell, number, line) in enumerate(_play(todo, workers, cluster, result, out_dir), 1):
                 append_line(cell_path(out_dir, cell), line)
                 summaries[cell].add(line)
@@ -302,13 +305,14 @@ def _write_report(plan: ExperimentPlan, result: ExperimentResult) -> None:
 
 
 def progress_bar() -> Callable[[int, int, CellSummary], None]:
-    """The tournament runner's progress bar, showing the cell a match came from
-    (the one place that knows how that bar is called)."""
-    bar = ProgressBar()
+    """The tournament runner's progress bar over the run's matches, showing MCPS's
+    win rate in the cell the last match came from (the one place that knows how
+    that bar is called)."""
+    bar = tournament_progress_bar()
 
     def show(done: int, total: int, cell: CellSummary) -> None:
         view = TournamentResult(cell.cell.key, list(RULES), total, 0.0, 0.0, "")
-        view.summaries = [replace(cell.mcps, label=cell.cell.key)]  # the bar shows MCPS's rate in that cell
+        view.summaries = [replace(cell.mcps, label=cell.cell.key)]
         bar(done, total, view)
 
     return show

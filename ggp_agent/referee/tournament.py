@@ -4,7 +4,8 @@ Each match is a task: the game's text, the players in seat (role) order, the
 clocks. A task runs in a worker process (a local process pool, one worker per
 core by default) or on a Dask cluster, and plays one full match over HTTP
 through the GameController (`lineup.play_match_with_players`); it returns the record, and the
-driver writes every record, a JSON summary, a CSV of the matches and a PNG plot.
+driver writes every record, a JSON summary, a CSV of the matches and a PNG plot
+(when matplotlib is installed: the `plots` extra; the agent itself needs none).
 
 Seats rotate: in match i, seat r (the game's r-th role) goes to player
 (i + r) mod P, so with two players in a two-role game they alternate sides.
@@ -23,6 +24,11 @@ arguments, which is all a match task needs. Ray brings a large binary runtime
 memory on a 2-core machine, for features (actors, object store) a tournament
 does not use. A Dask worker is a long-lived process, so its Prolog engine
 starts once and serves every match the worker plays.
+
+Why tqdm for the progress bar (not rich): it does this one job, in a pure
+Python wheel of about 80 KB with no dependency, and handles terminal width,
+rates and time estimates; rich is a whole terminal renderer (with pygments and
+markdown-it) for a single line.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import concurrent.futures
 import csv
 import itertools
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -41,11 +48,13 @@ import traceback
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence, TextIO
 
 from ..gdl import load_game
 from ..player.records import MatchRecord, write_record
 from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
+
+log = logging.getLogger(__name__)
 
 #: z for a two-sided 95% interval.
 _Z95 = 1.959963984540054
@@ -222,8 +231,9 @@ def run_tournament(
     engine: str = "prolog",
     progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
 ) -> TournamentResult:
-    """Play `games` matches and write tournament.json, matches.csv, winrate.png and
-    the match records under `out_dir`. `cluster` is a Dask scheduler address."""
+    """Play `games` matches and write tournament.json, matches.csv, winrate.png (with
+    matplotlib) and the match records under `out_dir`. `cluster` is a Dask scheduler
+    address; `progress(done, games, result)` is called at the start and after each match."""
     specs = [parse_player_spec(text) for text in players]  # fail before any process starts
     if workers is None and not cluster and any(spec.is_remote for spec in specs):
         workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
@@ -250,6 +260,8 @@ def run_tournament(
     records_dir = out_dir / "records"
     began = time.monotonic()
     done = 0
+    if progress is not None:
+        progress(done, games, result)
     for outcome in run_tasks(tasks, workers, cluster):
         done += 1
         _absorb(result, tasks[outcome["index"]], outcome, records_dir)
@@ -369,15 +381,21 @@ def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
             writer.writerow([row["index"], row["matchId"], row.get("turns", ""), row.get("aborted", ""),
                              row["seconds"]] + cells(row["seats"]) + cells(row.get("roles"))
                             + cells(row.get("goals")) + cells(row.get("errors")) + [row.get("failed", "")])
-    plot_winrates(result, png_path)
-    result.files = {"json": str(json_path), "csv": str(csv_path), "png": str(png_path),
-                    "records": str(out_dir / "records")}
+    result.files = {"json": str(json_path), "csv": str(csv_path)}
+    if plot_winrates(result, png_path):
+        result.files["png"] = str(png_path)
+    result.files["records"] = str(out_dir / "records")
     json_path.write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
 
 
-def plot_winrates(result: TournamentResult, path: Path) -> None:
-    """Winrate of each player with its 95% interval, and the first player's running winrate."""
-    import matplotlib
+def plot_winrates(result: TournamentResult, path: Path) -> bool:
+    """Winrate of each player with its 95% interval, and the first player's running
+    winrate; returns False, with a log line, when matplotlib is not installed."""
+    try:
+        import matplotlib
+    except ImportError:
+        log.info("no %s: matplotlib is not installed (pip install 'ggp-agent[plots]')", path.name)
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -421,6 +439,7 @@ def plot_winrates(result: TournamentResult, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+    return True
 
 
 def _short(label: str, limit: int = 28) -> str:
@@ -431,29 +450,29 @@ def _round(value: float) -> Optional[float]:
     return None if math.isnan(value) else round(value, 4)
 
 
-class ProgressBar:
-    """A one-line progress bar on a terminal, one line per match otherwise."""
+def progress_bar(stream: TextIO = sys.stderr) -> Callable[[int, int, TournamentResult], None]:
+    """A `progress` callback for `run_tournament`: tqdm's bar over the matches (made
+    at the first call, the tournament's start), then the first player's winrate so
+    far and its 95% interval."""
+    from tqdm import tqdm
 
-    def __init__(self, stream=sys.stderr, width: int = 30):
-        self.stream = stream
-        self.width = width
-        self.began = time.monotonic()
-        self.tty = stream.isatty()
+    bar: Optional[tqdm] = None
 
-    def __call__(self, done: int, total: int, result: TournamentResult) -> None:
-        filled = int(self.width * done / max(total, 1))
+    def update(done: int, total: int, result: TournamentResult) -> None:
+        nonlocal bar
+        if bar is None:
+            # A match takes seconds: show every one (tqdm's default skips updates 0.1 s apart).
+            bar = tqdm(total=total, file=stream, unit="match", dynamic_ncols=True, mininterval=0, miniters=1)
         first = result.summaries[0] if result.summaries else None
-        rate = ""
         if first is not None and first.matches:
             low, high = first.interval()
-            rate = f" {_short(first.label, 20)} {first.winrate:.2f} [{low:.2f}, {high:.2f}]"
-        elapsed = time.monotonic() - self.began
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} matches{rate} {elapsed:.0f} s"
-        if self.tty:
-            self.stream.write("\r" + line + ("\n" if done == total else ""))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+            bar.set_postfix_str(f"{_short(first.label, 20)} {first.winrate:.2f} [{low:.2f}, {high:.2f}]",
+                                refresh=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
 
 
 def format_summary(result: TournamentResult) -> str:
@@ -473,6 +492,6 @@ def format_summary(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["MatchTask", "PlayerSummary", "ProgressBar", "TournamentResult", "format_summary",
-           "play_task", "player_labels", "plot_winrates", "run_match_task", "run_tasks", "run_tournament",
-           "seat_scores", "seating", "tally", "wilson_interval"]
+__all__ = ["MatchTask", "PlayerSummary", "TournamentResult", "format_summary", "play_task", "player_labels",
+           "plot_winrates", "progress_bar", "run_match_task", "run_tasks", "run_tournament", "seat_scores",
+           "seating", "tally", "wilson_interval"]

@@ -53,6 +53,16 @@ def test_generated_files_are_up_to_date(tmp_path):
         )
 
 
+def test_the_generator_prints_help_and_writes_nothing_for_help(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(GAMES_DIR / "generate.py"), "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: generate.py") and "OUTPUT_DIR" in done.stdout
+    assert list(tmp_path.iterdir()) == []  # before, it wrote the games into a folder named --help
+
+
 def _claimed_recursion_size(name: str) -> tuple[int, int]:
     text = (GAMES_DIR / f"{name}.kif").read_text(encoding="utf-8")
     found = re.search(r"(\d+) atoms and (\d+) ground rule instances", text)

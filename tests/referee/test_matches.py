@@ -55,6 +55,7 @@ def test_full_match_without_errors(path, pairing, tmp_path):
     record = asyncio.run(play_match(game, seats, START_CLOCK, PLAY_CLOCK, game_name=path.stem,
                                     record_dir=tmp_path, seed=11))
     on_disk = load_record(next(tmp_path.glob("*.json")))
+    assert on_disk.to_json() == record.to_json()  # what the controller returns is what it wrote
     assert on_disk.is_completed and not on_disk.is_aborted
     assert on_disk.error_count() == 0, on_disk.error_details
     assert all(code == "" for turn in on_disk.errors for code in turn)

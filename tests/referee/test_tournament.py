@@ -2,7 +2,9 @@
 players on the local process pool and on a real local Dask cluster (127.0.0.1)."""
 
 import csv
+import io
 import json
+import logging
 import math
 import os
 import subprocess
@@ -12,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.referee.tournament import (
-    player_labels, run_tournament, seat_scores, seating, wilson_interval,
+    PlayerSummary, TournamentResult, player_labels, plot_winrates, progress_bar, run_tournament, seat_scores,
+    seating, wilson_interval,
 )
 from ..helpers import TICTACTOE
 
@@ -36,6 +39,41 @@ def test_wilson_interval():
     low, high = wilson_interval(0, 20)
     assert low == 0.0 and 0.16 < high < 0.17
     assert all(math.isnan(x) for x in wilson_interval(0, 0))  # no matches, no interval
+
+
+def _halfway_result() -> TournamentResult:
+    """Two of four matches played: agent won one and drew one against random."""
+    result = TournamentResult("tictactoe", ["agent", "random"], 4, 5, 1, "test")
+    result.summaries = [PlayerSummary("agent", matches=2, score=1.5, wins=1, draws=1),
+                        PlayerSummary("random", matches=2, score=0.5, draws=1, losses=1)]
+    result.rows = [{"index": 0, "seats": ["agent", "random"], "goals": [100, 0]},
+                   {"index": 1, "seats": ["random", "agent"], "goals": [50, 50]}]
+    return result
+
+
+def test_the_progress_bar_counts_matches_and_shows_the_first_players_winrate():
+    stream = io.StringIO()
+    update = progress_bar(stream)
+    result = _halfway_result()
+    low, high = result.summaries[0].interval()
+    update(0, 4, result)  # the start
+    assert "0/4" in stream.getvalue()
+    update(1, 4, result)
+    update(2, 4, result)
+    assert "2/4" in stream.getvalue() and f"agent 0.75 [{low:.2f}, {high:.2f}]" in stream.getvalue()
+    update(4, 4, result)
+    assert "4/4" in stream.getvalue() and stream.getvalue().endswith("\n")  # closed at the last match
+
+
+def test_the_plot_is_drawn_with_matplotlib_and_skipped_with_a_log_line_without(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("matplotlib")
+    assert plot_winrates(_halfway_result(), tmp_path / "with.png")
+    assert (tmp_path / "with.png").read_bytes().startswith(b"\x89PNG")
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    with caplog.at_level(logging.INFO, logger="ggp_agent.referee.tournament"):
+        assert not plot_winrates(_halfway_result(), tmp_path / "without.png")
+    assert not (tmp_path / "without.png").exists()
+    assert "no without.png: matplotlib is not installed (pip install 'ggp-agent[plots]')" in caplog.text
 
 
 def check_outputs(result, out: Path, games: int):

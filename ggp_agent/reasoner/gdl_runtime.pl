@@ -201,8 +201,11 @@ playout_loop(M, Roles, Step, MaxSteps, Steps, Final) :-
 %   A role without a legal move in a state that is not terminal (a broken
 %   game) ends the playout with error(no_legal_move(Role, Step, Fluents), _):
 %   the role, the joint moves played before, the state (Python words it).
+%   Uniform over the distinct legal moves: a move the rules derive in
+%   several ways is no likelier than the others (as the propnet draws).
 random_legal(M, Step, Role, Move) :-
-    findall(Mv, M:'gdl:legal'(Role, Mv), Ms),
+    findall(Mv, M:'gdl:legal'(Role, Mv), Ms0),
+    sort(Ms0, Ms),
     (   Ms == []
     ->  no_legal_move(M, Step, Role)
     ;   random_member(Move, Ms)

@@ -179,3 +179,22 @@ def test_undefined_relations_just_fail(machine_for):
         (goal r 100)
     """)
     assert moves(machine, machine.initial_state(), 0) == ["win"]
+
+
+#: `a` is legal by two rules, `b` by one; the one move decides the goal.
+TWICE_DERIVED = """
+(role r) (init start)
+(<= (legal r a) (true start)) (<= (legal r a) (true start) (true start)) (<= (legal r b) (true start))
+(<= (next (played ?m)) (does r ?m))
+(<= terminal (true (played ?m)))
+(<= (goal r 100) (true (played a))) (<= (goal r 0) (true (played b)))
+"""
+
+
+def test_random_playouts_draw_each_distinct_legal_move_alike(machine_for):
+    """A move the rules derive twice is no likelier than one derived once
+    (a playout samples the game, not the rules' proofs)."""
+    machine = machine_for(TWICE_DERIVED)
+    start = machine.initial_state()
+    wins = sum(machine.random_playout(start, seed=seed).goals[0] == 100 for seed in range(400))
+    assert 160 <= wins <= 240  # 1/2 of 400 (2/3 would be 267 on average)

@@ -3,7 +3,7 @@
 Each match is a task: the game's text, the players in seat (role) order, the
 clocks. A task runs in a worker process (a local process pool, one worker per
 core by default) or on a Dask cluster, and plays one full match over HTTP
-through the GameController (`lineup.play_match`); it returns the record, and the
+through the GameController (`lineup.play_match_with_players`); it returns the record, and the
 driver writes every record, a JSON summary, a CSV of the matches and a PNG plot
 (when matplotlib is installed: the `plots` extra; the agent itself needs none).
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import csv
+import itertools
 import json
 import logging
 import math
@@ -44,18 +45,22 @@ import os
 import sys
 import time
 import traceback
+import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Optional, Sequence, TextIO
+from typing import Callable, Iterator, Optional, Sequence, TextIO
 
 from ..gdl import load_game
 from ..player.records import MatchRecord, write_record
-from .lineup import parse_player_spec, play_match
+from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
 
 log = logging.getLogger(__name__)
 
 #: z for a two-sided 95% interval.
 _Z95 = 1.959963984540054
+
+#: Tasks handed to each worker ahead of time (one playing, one waiting).
+_IN_FLIGHT_PER_WORKER = 2
 
 
 @dataclass(frozen=True)
@@ -77,15 +82,26 @@ class MatchTask:
 
 def run_match_task(task: MatchTask) -> dict:
     """Play one match (in a worker process); returns its record as JSON, or the failure."""
+    return play_task(task, _controller_record)
+
+
+def _controller_record(played: PlayedMatch) -> dict:
+    return {"record": played.record.to_json()}
+
+
+def play_task(task: MatchTask, report: Callable[[PlayedMatch], dict]) -> dict:
+    """Play one match (in a worker process); `report` turns what was played into
+    the plain data the driver gets back. A failure is reported, never raised: the
+    run goes on. Every task function (`run_match_task`, the experiment's) is this."""
     began = time.monotonic()
     try:
         game = load_game(task.game_text)
         seats = [replace(parse_player_spec(text), label=label) for text, label in zip(task.seats, task.labels)]
-        record = asyncio.run(play_match(
+        played = asyncio.run(play_match_with_players(
             game, seats, task.start_clock, task.play_clock, match_id=task.match_id,
             game_name=task.game_name, seed=task.seed, engine=task.engine,
         ))
-        return {"index": task.index, "record": record.to_json(), "seconds": time.monotonic() - began,
+        return {"index": task.index, **report(played), "seconds": time.monotonic() - began,
                 "worker": os.getpid()}
     except Exception as error:  # reported as a failed match, the tournament goes on
         return {"index": task.index, "failure": f"{type(error).__name__}: {error}",
@@ -246,7 +262,7 @@ def run_tournament(
     done = 0
     if progress is not None:
         progress(done, games, result)
-    for outcome in _outcomes(tasks, workers, cluster):
+    for outcome in run_tasks(tasks, workers, cluster):
         done += 1
         _absorb(result, tasks[outcome["index"]], outcome, records_dir)
         if progress is not None:
@@ -257,25 +273,72 @@ def run_tournament(
     return result
 
 
-def _outcomes(tasks: list[MatchTask], workers: Optional[int], cluster: Optional[str]):
+def run_tasks(tasks: Sequence[MatchTask], workers: Optional[int], cluster: Optional[str],
+              function: Callable[[MatchTask], dict] = run_match_task) -> Iterator[dict]:
+    """Run `function` on every task, on a Dask cluster (`cluster`, the scheduler's
+    address) or on a local process pool of `workers`; yield each result as it comes.
+
+    A few tasks per worker are in flight at a time, the rest wait here: a long
+    run does not hand the cluster thousands of games' texts at once, and a run
+    that is stopped leaves the unstarted tasks unstarted. `function` is a
+    module-level function (it travels by name).
+    """
+    pending = iter(tasks)
     if cluster:
         try:
             from distributed import Client, as_completed
         except ImportError:
             raise RuntimeError("a cluster needs Dask's distributed: pip install 'ggp-agent[cluster]'") from None
 
+        run = uuid.uuid4().hex[:8]  # keys unique to this run: a rerun may play the same match ids
         with Client(cluster, timeout="30s") as client:
-            futures = [client.submit(run_match_task, task, pure=False, key=f"{task.match_id}")
-                       for task in tasks]
-            for future in as_completed(futures):
+            def submit(task: MatchTask):
+                return client.submit(function, task, pure=False, key=f"{task.match_id}-{run}")
+
+            slots = _IN_FLIGHT_PER_WORKER * max(1, sum(client.nthreads().values()))
+            running = as_completed([submit(task) for task in itertools.islice(pending, slots)])
+            for future in running:
+                following = next(pending, None)
+                if following is not None:
+                    running.add(submit(following))
                 yield future.result()
         return
+    count = workers or os.cpu_count() or 1
     context = multiprocessing.get_context("spawn")  # no fork: the parent may hold Prolog and threads
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
-                                                mp_context=context) as pool:
-        futures = [pool.submit(run_match_task, task) for task in tasks]
-        for future in concurrent.futures.as_completed(futures):
-            yield future.result()
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context)
+    try:
+        running = {pool.submit(function, task) for task in itertools.islice(pending, _IN_FLIGHT_PER_WORKER * count)}
+        while running:
+            done, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                following = next(pending, None)
+                if following is not None:
+                    running.add(pool.submit(function, following))
+                yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def tally(summaries: Sequence[PlayerSummary], seat_players: Sequence[int], goals: Sequence[int],
+          errors: Sequence[int]) -> None:
+    """Count one finished match in each player's summary (`seat_players[r]`: the
+    player in seat r; a player in several seats scores their mean)."""
+    scores = seat_scores(goals)
+    for player, summary in enumerate(summaries):
+        seats = [r for r, sitting in enumerate(seat_players) if sitting == player]
+        if not seats:
+            continue
+        score = sum(scores[r] for r in seats) / len(seats)
+        summary.matches += 1
+        summary.score += score
+        summary.goal_total += sum(goals[r] for r in seats) / len(seats)
+        summary.errors += sum(errors[r] for r in seats)
+        if score > 0.5:
+            summary.wins += 1
+        elif score < 0.5:
+            summary.losses += 1
+        else:
+            summary.draws += 1
 
 
 def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_dir: Path) -> None:
@@ -295,22 +358,7 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
     result.rows.append(row)
     if record.is_aborted or not record.goal_values:
         return
-    scores = seat_scores(record.goal_values)
-    for player, summary in enumerate(result.summaries):
-        seats = [r for r, sitting in enumerate(task.seat_players) if sitting == player]
-        if not seats:
-            continue
-        score = sum(scores[r] for r in seats) / len(seats)
-        summary.matches += 1
-        summary.score += score
-        summary.goal_total += sum(record.goal_values[r] for r in seats) / len(seats)
-        summary.errors += sum(errors[r] for r in seats)
-        if score > 0.5:
-            summary.wins += 1
-        elif score < 0.5:
-            summary.losses += 1
-        else:
-            summary.draws += 1
+    tally(result.summaries, task.seat_players, record.goal_values, errors)
 
 
 def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
@@ -444,6 +492,6 @@ def format_summary(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["MatchTask", "PlayerSummary", "TournamentResult", "format_summary", "player_labels",
-           "plot_winrates", "progress_bar", "run_match_task", "run_tournament", "seat_scores", "seating",
-           "wilson_interval"]
+__all__ = ["MatchTask", "PlayerSummary", "TournamentResult", "format_summary", "play_task", "player_labels",
+           "plot_winrates", "progress_bar", "run_match_task", "run_tasks", "run_tournament", "seat_scores",
+           "seating", "tally", "wilson_interval"]

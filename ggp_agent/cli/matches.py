@@ -82,7 +82,8 @@ def run_match(args) -> int:
 
 
 def run_tournament(args) -> int:
-    from ..referee.tournament import ProgressBar, format_summary, run_tournament as run
+    from ..referee.tournament import run_tournament as run
+    from ..referee.tournament_view import format_summary, progress_bar
 
     _seats(args.players)
     roles = len(read_game(args.game).player_roles)
@@ -96,7 +97,7 @@ def run_tournament(args) -> int:
     result = run(
         args.game, args.players, args.games, args.startclock, args.playclock, out,
         workers=args.workers, cluster=args.cluster, seed=args.seed, engine=args.engine,
-        progress=None if args.no_progress else ProgressBar(), resume=args.resume,
+        progress=None if args.no_progress else progress_bar(), resume=args.resume,
     )
     print(format_summary(result))
     return 0 if not result.failures else 1

@@ -14,8 +14,10 @@ the weighted states consistent with everything it was told. Each PerceptPlay:
    one the percepts rule out), with a random one kept as the fallback;
 4. the search gets the belief (`Search.observe`), thinks until the deadline
    (a `think_time`, when set, counts from the end of the update, so that
-   equal-time experiments give every search the same time) and names the move
-   (`TurnTaker._choose`, which checks it against those legal moves).
+   equal-time experiments give every search the same time; the wait ends
+   early, as in a GDL PLAY, when the search's answer is ready or the player
+   stops) and names the move (`TurnTaker._choose`, which checks it against
+   those legal moves).
 
 A PerceptStop updates the belief one last time (terminal states only), so the
 player's record can give the goals of the likeliest end. A GDL message in a
@@ -32,7 +34,7 @@ from typing import Optional
 from ..reasoner.prolog_thread import urgent_calls
 from ..search.belief import BeliefUpdate, belief_budget
 from .match import Match, TurnLog, UnsentReply
-from .play import MatchError, StartFailedError, TurnTaker, quietly
+from .play import MatchError, StartFailedError, TurnTaker, answer_known, quietly, wait_until
 from .protocol import PerceptPlay, PerceptStop
 
 log = logging.getLogger(__name__)
@@ -52,13 +54,14 @@ class HiddenTurnTaker(TurnTaker):
         deadline = clock_deadline
         if self.config.think_time is not None:
             deadline = min(deadline, received + self.config.think_time)
-        try:
-            await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, hard_limit - time.monotonic()))
-        except asyncio.TimeoutError:
-            log.error("PLAY match=%s: the game is still compiling at the play clock", match.match_id)
+        await wait_until(hard_limit, self.is_stopping, match.ready)
+        if not match.ready.done():
+            log.error("PLAY match=%s: the game is still compiling %s", match.match_id,
+                      "and the player is stopping" if self.stopping else "at the play clock")
             return "nil"
-        except Exception as error:
-            raise StartFailedError(f"match {match.match_id} could not start: {error}") from None
+        if match.ready.cancelled() or match.ready.exception() is not None:
+            failure = "its compile was cancelled" if match.ready.cancelled() else match.ready.exception()
+            raise StartFailedError(f"match {match.match_id} could not start: {failure}") from None
         if match.belief is None:
             raise MatchError(f"match {match.match_id} plays a GDL game: expected (play ID MOVES), "
                              "got the GDL-II form (play ID TURN LASTMOVE PERCEPTS)")
@@ -83,17 +86,23 @@ class HiddenTurnTaker(TurnTaker):
         if self.config.think_time is not None:  # the search's time starts once the belief is updated
             deadline = min(clock_deadline, time.monotonic() + self.config.think_time)
         planned = None
+        early = None
         if len(following.legal_now) > 1 and link.current and link.search.thinks:
-            planned = deadline
-            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            search = link.search
+            await wait_until(deadline, lambda: self.stopping or answer_known(search))
+            planned = min(deadline, time.monotonic())
+            if planned < deadline:
+                early = "stopping" if self.stopping else "answer known"
         move, source, stats = await self._choose(match, hard_limit)
+        if early is not None:
+            stats = {**stats, "early": early}
         reply_at = time.monotonic()
         turn = TurnLog(message.turn, str(move), source, reply_at - received, hard_limit - reply_at, stats)
         match.history.turns.append(turn)
         match.unsent = UnsentReply(turn, planned, hard_limit)
-        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s",
+        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s%s",
                  match.match_id, match.role_text, turn.turn, turn.move, source.value, turn.time_used,
-                 turn.margin_left, stats.get("playouts", "-"))
+                 turn.margin_left, stats.get("playouts", "-"), f" early={early}" if early else "")
         return "nil" if move is None else str(move)
 
     async def _update(self, match: Match, steps: list, soft: float, hard: float,
@@ -123,7 +132,8 @@ class HiddenTurnTaker(TurnTaker):
 
     async def finish(self, match: Match, message: PerceptStop) -> None:
         """The last observation (the game is over): a belief over terminal states,
-        for the goals in the player's record."""
+        for the goals in the player's record. Never raises: a failure leaves the
+        record without goals, and the STOP is answered all the same."""
         if match.belief is None or match.following is None or match.following.lost is not None:
             return
         seen = len(match.history.observations)
@@ -131,7 +141,11 @@ class HiddenTurnTaker(TurnTaker):
             return
         steps = [(None, None)] * (message.turn - seen - 1) + [(message.last_move, message.percepts)]
         now = time.monotonic()
-        await self._update(match, steps, now + FINAL_UPDATE_SECONDS / 2, now + FINAL_UPDATE_SECONDS, final=True)
+        try:
+            await self._update(match, steps, now + FINAL_UPDATE_SECONDS / 2, now + FINAL_UPDATE_SECONDS,
+                               final=True)
+        except Exception as error:  # noqa: BLE001 - the record goes without goals
+            log.error("STOP match=%s: the last belief update failed: %s", match.match_id, error)
 
 
 def _take(match: Match, steps: list, soft: float, hard: float, final: bool):

@@ -168,9 +168,10 @@ def _slide_tables(node_flags, remap, used, owners, node_table, counts, values):
     for t in range(used):
         owner = owners[t]
         if (node_flags[owner] & MARKED) != 0 and node_table[owner] == t:
-            if kept != t:  # element by element: a slice copy within one array allocates (needs NRT)
+            if kept != t:  # element by element: a slice is an array view, which needs NRT
                 for c in range(counts.shape[1]):
                     counts[kept, c] = counts[t, c]
+                for c in range(values.shape[1]):
                     values[kept, c] = values[t, c]
             owners[kept] = remap[owner]
             node_table[owner] = kept

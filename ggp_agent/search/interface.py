@@ -13,8 +13,8 @@ states its moves and percepts leave possible, `belief.Belief`) and hands it to
 `observe` each turn instead of calling `advance`.
 
 Every method a player calls is declared here, with a default where a search may
-have nothing to do (`hold`) or can do without knowing more (`observe`); a
-player never asks a search what it can do.
+have nothing to do (`hold`), know nothing (`answer_ready`) or can do without
+knowing more (`observe`); a player never asks a search what it can do.
 """
 
 from __future__ import annotations
@@ -82,3 +82,14 @@ class Search(abc.ABC):
         to the player, whose own calls then wait for one short call at most; a
         search with an engine of its own has nothing to do.
         """
+
+    def answer_ready(self) -> bool:
+        """True when more thinking cannot change `best_move` (our role has one
+        move, the root is terminal or proven, every move but one is a proven
+        loss): the player then replies at once instead of waiting for its
+        deadline, and the search goes on pondering.
+
+        Called on the event loop, often, while a PLAY waits: it must return at
+        once (read a flag the worker keeps). The default knows nothing early.
+        """
+        return False

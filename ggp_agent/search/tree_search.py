@@ -18,7 +18,12 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
   game is on, our turn or not; off, it thinks only from a root change where our
   role has a choice until the player asks for the move (fair experiments);
 - `best_move` never waits on the worker: it reads the tree when the worker is
-  between batches, else the move the worker published after its last batch.
+  between batches, else the move the worker published after its last batch;
+- `answer_ready` reads a flag the worker sets after each batch (and a root
+  change sets): the root is done (terminal, proven), our role has at most one
+  move, or every move but one is a proven loss (`root.move_decided`);
+- `stop` interrupts the batch in progress (and, over a shared engine, the
+  iteration at its next engine call), so a shutdown waits one batch at most.
 
 Each answered move is logged with the figures the issue asks for (iterations,
 iterations/s, the move's visits and value, tree size, depth).
@@ -45,8 +50,8 @@ from .arena import (
 )
 from .collect import clear_tree, collect_garbage
 from .interface import Search
-from .params import RULES, SearchParams
-from .root import best_edge, depth_of_tree, played_edge, root_child, root_choice_codes
+from .params import P_SOLVER, RULES, SearchParams
+from .root import best_edge, depth_of_tree, move_decided, played_edge, root_child, root_choice_codes
 from .runners import make_runner
 from .worker import SearchWorker
 
@@ -91,6 +96,7 @@ class TreeSearch(Search):
         self._worker = SearchWorker(f"search-{self.name}", self._step, self._record_error)
         self._thinking = True
         self._published: Optional[Term] = None
+        self._decided = False
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
         self._batch = 8
         self._stats_at = 0.0
@@ -134,6 +140,7 @@ class TreeSearch(Search):
         tree.set_root(self.arena, self._packed, root)
         self._our_choices = 0 if terminal else legal[self.role]
         self._thinking = self.ponder or self._our_choices > 1
+        self._decided = self._decided_locked()
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
@@ -194,6 +201,7 @@ class TreeSearch(Search):
             self._our_choices = our
             self._thinking = self.ponder or our > 1
             self._published = self._best_move_locked()
+            self._decided = self._decided_locked()
         took = time.perf_counter() - began
         if took > 0.1:
             log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
@@ -221,7 +229,12 @@ class TreeSearch(Search):
         )
         return move
 
+    def answer_ready(self) -> bool:
+        """True when more thinking cannot change the move (a flag: never waits)."""
+        return self._decided
+
     def stop(self) -> None:
+        self._runner.held = True  # an iteration over a shared engine ends at its next call
         self._interrupt()
         self._worker.stop()
 
@@ -251,6 +264,7 @@ class TreeSearch(Search):
                 if ran == 0:
                     break
             self._total_iterations += done
+            self._decided = self._decided_locked()
         return done
 
     def run_for(self, seconds: float) -> int:
@@ -267,6 +281,7 @@ class TreeSearch(Search):
                 if ran == 0:
                     break
             self._total_iterations += done
+            self._decided = self._decided_locked()
         return done
 
     def _collect_if_pending(self) -> None:
@@ -291,7 +306,10 @@ class TreeSearch(Search):
             if self._collect_pending:
                 self._collect_if_pending()
                 return True
-            if not self._thinking or tree.root_done(self.arena, self._packed):
+            if tree.root_done(self.arena, self._packed):
+                self._decided = True
+                return False
+            if not self._thinking:
                 return False
             began = time.perf_counter()
             ran = self._runner.run(self.arena, self._packed, self._batch)
@@ -300,6 +318,7 @@ class TreeSearch(Search):
             self._total_iterations += ran
             self._adapt(ran, elapsed)
             self._published = self._best_move_locked()
+            self._decided = self._decided_locked()
             now = time.perf_counter()
             if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
                 self._published_stats = self._stats_locked()
@@ -350,6 +369,14 @@ class TreeSearch(Search):
         self._collections += 1
         log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
                  time.perf_counter() - began, kept, before)
+
+    def _decided_locked(self) -> bool:
+        """Whether the move to play is settled (see `answer_ready`)."""
+        if self.arena is None:
+            return False
+        if self._our_choices <= 1:
+            return True
+        return bool(move_decided(self.arena, self.role, self._packed[P_SOLVER] != 0.0))
 
     def _best_move_locked(self) -> Optional[Term]:
         A = self.arena

@@ -3,8 +3,9 @@ and against itself, start clock 10 s, play clock 2 s, through our GameController
 
 Every record must show zero errors: no timeout, no unparsable reply, no illegal
 move, on either side. The GDL-II games are played with the GDL-II messages (the
-controller plays `random`), and their records hold every role's percepts. The loop covers whatever gdl_games/*.kif holds; matches
-other than tic-tac-toe against random are marked slow (they still run in CI).
+controller plays `random`), and their records hold every role's percepts. The
+loop covers whatever gdl_games/*.kif holds; matches other than tic-tac-toe and
+Monty Hall against random are marked slow (they still run in CI).
 
 The clocks are the real ones for every game, but outside tic-tac-toe the agent
 thinks at most THINK seconds a move (it answers early, well inside the clock), so
@@ -18,7 +19,7 @@ import pytest
 
 from ggp_agent.gdl import Dialect, load_game
 from ggp_agent.referee.controller import GAME_MASTER
-from ggp_agent.referee.lineup import parse_player_spec, play_match
+from ggp_agent.referee.lineup import parse_player_spec, play_match, play_match_with_players
 from ggp_agent.player.records import load_record
 from ..helpers import GAMES
 
@@ -29,7 +30,7 @@ START_CLOCK = 10
 PLAY_CLOCK = 2
 PAIRINGS = {"agent-vs-random": ("agent", "random"), "agent-vs-agent": ("agent", "agent")}
 #: Thinking per move outside tic-tac-toe, in seconds.
-THINK = 0.5
+THINK = 0.25
 #: Games played with the agent using its whole clock.
 FULL_CLOCK = {"tictactoe"}
 #: The full matches in the default (fast) run: one GDL game, one GDL-II game.
@@ -55,6 +56,7 @@ def test_full_match_without_errors(path, pairing, tmp_path):
     record = asyncio.run(play_match(game, seats, START_CLOCK, PLAY_CLOCK, game_name=path.stem,
                                     record_dir=tmp_path, seed=11))
     on_disk = load_record(next(tmp_path.glob("*.json")))
+    assert on_disk.to_json() == record.to_json()  # what the controller returns is what it wrote
     assert on_disk.is_completed and not on_disk.is_aborted
     assert on_disk.error_count() == 0, on_disk.error_details
     assert all(code == "" for turn in on_disk.errors for code in turn)
@@ -79,3 +81,16 @@ def assert_gdl2_record(game, record):
         assert any(turn[role] for turn in percepts), record.roles[role]
     if game.random_role is not None:
         assert not any(turn[game.random_role] for turn in percepts)
+
+
+def test_a_match_brings_back_the_in_process_players_own_records():
+    seats = [parse_player_spec("agent:search=mcps,time=0.1,ponder=0"), parse_player_spec("random")]
+    played = asyncio.run(play_match_with_players(load_game(GAMES / "tictactoe.kif"), seats, START_CLOCK,
+                                                 PLAY_CLOCK, seed=5))
+    mine, theirs = played.player_records
+    assert mine.match_id == theirs.match_id == played.record.match_id
+    assert mine.goal_values == theirs.goal_values == played.record.goal_values
+    searched = [turn for turn in mine.extra["turns"] if turn["source"] == "search"]
+    assert searched and all("iterations" in turn["stats"] for turn in searched)
+    assert sum(turn["stats"]["iterations"] for turn in searched) > 0  # (none once the solver has the root)
+    assert theirs.extra["searchRule"] == "random" and mine.extra["searchRule"] == "mcps"

@@ -1,0 +1,54 @@
+"""What a person sees of a tournament: the progress bar while it runs and the
+result table at the end (`ggp-agent tournament`, `ggp-agent experiment`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, Optional, TextIO
+
+from .tournament import TournamentResult, short_label
+
+
+def progress_bar(stream: TextIO = sys.stderr) -> Callable[[int, int, TournamentResult], None]:
+    """A `progress` callback for `run_tournament`: tqdm's bar over the matches (made
+    at the first call, the tournament's start), then the first player's winrate so
+    far and its 95% interval."""
+    from tqdm import tqdm
+
+    bar: Optional[tqdm] = None
+
+    def update(done: int, total: int, result: TournamentResult) -> None:
+        nonlocal bar
+        if bar is None:
+            # A match takes seconds: show every one (tqdm's default skips updates 0.1 s apart).
+            bar = tqdm(total=total, file=stream, unit="match", dynamic_ncols=True, mininterval=0, miniters=1)
+        first = result.summaries[0] if result.summaries else None
+        if first is not None and first.matches:
+            low, high = first.interval()
+            bar.set_postfix_str(f"{short_label(first.label, 20)} {first.winrate:.2f} [{low:.2f}, {high:.2f}]",
+                                refresh=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def format_summary(result: TournamentResult) -> str:
+    """The result table a person reads at the end of `ggp-agent tournament`."""
+    lines = [f"{result.game_name}: {result.games} matches on {result.backend} in {result.seconds:.1f} s"]
+    for summary in result.summaries:
+        low, high = summary.interval()
+        lines.append(
+            f"  {summary.label:<36} winrate {summary.winrate:.3f}  95% [{low:.3f}, {high:.3f}]  "
+            f"W/D/L {summary.wins}/{summary.draws}/{summary.losses}  mean goal {summary.mean_goal:.1f}  "
+            f"errors {summary.errors}"
+        )
+    if result.failures:
+        lines.append(f"  {len(result.failures)} match(es) failed: {result.failures[0]['failure']}")
+    for kind, path in result.files.items():
+        lines.append(f"  {kind}: {path}")
+    return "\n".join(lines)
+
+
+__all__ = ["format_summary", "progress_bar"]

@@ -422,8 +422,12 @@ def plot_winrates(result: TournamentResult, path: Path) -> bool:
     figure, (bars, running) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": [1, 2]})
     labels = [s.label for s in result.summaries]
     rates = [0.0 if math.isnan(s.winrate) else s.winrate for s in result.summaries]
-    lows = [rate - (0.0 if math.isnan(s.interval()[0]) else s.interval()[0]) for rate, s in zip(rates, result.summaries)]
-    highs = [(0.0 if math.isnan(s.interval()[1]) else s.interval()[1]) - rate for rate, s in zip(rates, result.summaries)]
+    # Error bars are never negative (matplotlib refuses them): a winrate of 0 or 1 sits a rounding
+    # error outside its own interval.
+    lows = [max(0.0, rate - (0.0 if math.isnan(s.interval()[0]) else s.interval()[0]))
+            for rate, s in zip(rates, result.summaries)]
+    highs = [max(0.0, (0.0 if math.isnan(s.interval()[1]) else s.interval()[1]) - rate)
+             for rate, s in zip(rates, result.summaries)]
     bars.bar(range(len(labels)), rates, yerr=[lows, highs], capsize=6, color="#4c72b0")
     bars.set_xticks(range(len(labels)), [short_label(label) for label in labels], rotation=15)
     bars.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 
 def tiny_plan(matches=2, **options) -> ExperimentPlan:
-    return ExperimentPlan(games=("hex", "go"), sizes=(5,), budgets=(0.05,), matches=matches, library=GAMES,
+    return ExperimentPlan(games=("hex", "chess"), sizes=(5,), budgets=(0.05,), matches=matches, library=GAMES,
                           start_clock=10.0, **options)
 
 
@@ -98,11 +98,11 @@ def check_cell(out: Path, matches: int) -> list[dict]:
         assert not line["aborted"] and sorted(line["goals"]) == [0, 100] and line["errors"] == [0, 0]
         assert all(sums["moves"] > 0 and sums["iterations"] > 0 and sums["seconds"] > 0 for sums in line["search"])
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["missing_games"] == ["go_5x5"]
+    assert summary["missing_games"] == ["chess_5x5"]
     (cell,) = summary["cells"]
     assert cell["scored"] == matches and cell["figures"]["mcps"]["playouts_per_s"] > 0
     tables = (out / "tables.md").read_text()
-    assert f"({matches}) / —" in tables and "No game file (not played): go_5x5." in tables
+    assert f"({matches}) / —" in tables and "No game file (not played): chess_5x5." in tables
     return lines
 
 
@@ -110,7 +110,7 @@ def test_a_run_on_the_local_pool_and_its_rerun(tmp_path):
     out = tmp_path / "out"
     result = run_experiment(tiny_plan(2), out, workers=1)
     assert result.played == 2 and not result.failures
-    assert [cell.game_name for cell in result.missing] == ["go_5x5"]
+    assert [cell.game_name for cell in result.missing] == ["chess_5x5"]
     first = check_cell(out, 2)
     again = run_experiment(tiny_plan(2), out, workers=1)  # everything is finished: nothing to play
     assert again.played == 0 and check_cell(out, 2) == first
@@ -128,19 +128,19 @@ def test_two_runs_cannot_write_one_directory(tmp_path):
         with pytest.raises(ExperimentError, match="another run"):
             run_experiment(tiny_plan(2), out, workers=1)
     with pytest.raises(ExperimentError, match="no game file"):
-        run_experiment(ExperimentPlan(("go",), (5,), (0.05,), 2, library=GAMES), out, workers=1)
+        run_experiment(ExperimentPlan(("chess",), (5,), (0.05,), 2, library=GAMES), out, workers=1)
 
 
 def experiment_command(out: Path, matches: int, cluster: str) -> list[dict]:
     """`ggp-agent experiment mcps-vs-grave` on the cluster; the cell's lines after it."""
     completed = subprocess.run(
-        [sys.executable, "-m", "ggp_agent.cli", "-q", "experiment", "mcps-vs-grave", "--games", "hex,go",
+        [sys.executable, "-m", "ggp_agent.cli", "-q", "experiment", "mcps-vs-grave", "--games", "hex,chess",
          "--sizes", "5", "--budgets", "0.05", "--matches", str(matches), "--library", str(GAMES),
          "--out", str(out), "--cluster", cluster, "--no-progress"],
         capture_output=True, text=True, timeout=900,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert "go_5x5: no game file, skipped" in completed.stdout
+    assert "chess_5x5: no game file, skipped" in completed.stdout
     return check_cell(out, matches)
 
 

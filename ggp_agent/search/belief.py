@@ -66,7 +66,8 @@ def belief_budget(now: float, clock_deadline: float) -> tuple[float, float]:
     no new state is examined after the soft one: half the time left before
     `clock_deadline` (the last moment a reply is safe), even when the search's
     own deadline comes sooner, since a belief cut short may lose the true state
-    and every later turn pays for it; the search thinks with what is left. Restarted histories (a belief that grew sparse) stop at the hard one.
+    and every later turn pays for it; the search thinks with what is left.
+    Restarted histories (a belief that grew sparse) stop at the hard one.
 
     >>> belief_budget(0.0, 20.0)
     (10.0, 18.0)

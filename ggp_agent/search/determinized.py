@@ -229,10 +229,15 @@ class DeterminizedSearch(Search):
 
     def _ucb_step(self, live: list[TreeSearch]) -> int:
         """Across-tree UCB: force the ensemble's UCB move at every tree's root for
-        a few iterations (trees whose root has no edges yet get one iteration first)."""
+        a few iterations. First, trees whose root has no edges yet get one
+        iteration, then every tree tries each of its root moves once (the
+        ensemble's sums would count a move tried in one tree as tried in all)."""
         fresh = [tree for tree in live if not _expanded_root(tree)]
         if fresh:
             return sum(tree.search(1) for tree in fresh)
+        untried = [(tree, edge) for tree in live if (edge := _untried_edge(tree, self.role)) >= 0]
+        if untried:
+            return sum(_forced_search(tree, edge, 1) for tree, edge in untried)
         weights = dict((id(tree), weight) for tree, weight in self._active)
         visits = {code: 0.0 for code in self._codes}
         values = {code: 0.0 for code in self._codes}
@@ -371,6 +376,16 @@ def _unproven_edge(tree: TreeSearch, role: int) -> int:
         if best_n is None or A.edge_n[edge] < best_n:
             best, best_n = edge, int(A.edge_n[edge])
     return best
+
+
+def _untried_edge(tree: TreeSearch, role: int) -> int:
+    """The first of `role`'s root edges never visited, or -1."""
+    A = tree.arena
+    root = int(A.counters[C_ROOT])
+    for edge in range(int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])):
+        if A.edge_n[edge] == 0:
+            return edge
+    return -1
 
 
 def _settled(tree: TreeSearch, role: int) -> bool:

@@ -97,3 +97,21 @@ def test_each_dialect_keeps_its_own_messages():
             await player.close()
 
     asyncio.run(run())
+
+
+def test_a_percept_play_waiting_for_its_deadline_answers_when_the_player_stops(tmp_path):
+    async def run():
+        player = Player(PlayerConfig(name="blind", search="mcps", ponder=False, record_dir=tmp_path))
+        try:
+            start = parse_message(start_message("m.stop", "xplayer", BLIND, start_clock=5, play_clock=60))
+            assert await player.handle(start) == "ready"
+            reply = asyncio.ensure_future(player.handle(PerceptPlay("m.stop", 0, None, ())))
+            await asyncio.sleep(0.5)
+            player.begin_shutdown()
+            return await reply
+        finally:
+            await player.close()
+
+    assert asyncio.run(run()).startswith("(mark ")
+    record = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert [turn["stats"].get("early") for turn in record["turns"]] == ["stopping"]

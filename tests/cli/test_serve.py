@@ -38,7 +38,7 @@ def test_match_command_reports_bad_arguments(tmp_path):
     run = lambda *args: subprocess.run([sys.executable, "-m", "ggp_agent.cli", "-q", "match", *args],
                                        capture_output=True, text=True, timeout=60)
     one_player = run(str(TICTACTOE), "--player", "random")
-    assert one_player.returncode == 2 and "2 roles" in one_player.stderr
+    assert one_player.returncode == 2 and "2 player roles" in one_player.stderr
     bad_spec = run(str(TICTACTOE), "--player", "wizard", "--player", "random")
     assert bad_spec.returncode == 2 and "wizard" in bad_spec.stderr
     missing = run(str(tmp_path / "nope.kif"), "--player", "random", "--player", "random")

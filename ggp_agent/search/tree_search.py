@@ -48,7 +48,9 @@ from .arena import (
     C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
     arena_bytes, new_arena, plan_capacity,
 )
+from .codes_choice import resolve_codes
 from .collect import clear_tree, collect_garbage
+from .figures import move_figures
 from .interface import Search
 from .params import P_SOLVER, RULES, SearchParams
 from .root import best_edge, depth_of_tree, move_decided, played_edge, root_child, root_choice_codes
@@ -107,6 +109,7 @@ class TreeSearch(Search):
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
+        self._codes_reason = "set by the options"
 
     # -- the Search interface ----------------------------------------------------------
 
@@ -120,6 +123,8 @@ class TreeSearch(Search):
         `run_for` and `best_move` then work in the caller's thread)."""
         runner = self._runner
         terminal = self.machine.is_terminal(state)
+        if self.params.codes == "auto":
+            self._choose_codes(state, terminal)
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
@@ -143,6 +148,17 @@ class TreeSearch(Search):
         self._decided = self._decided_locked()
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
+
+    def _choose_codes(self, state: State, terminal: bool) -> None:
+        """codes=auto: move or effect codes for this match, measured from the
+        rules' effects (`codes_choice.py`), once, and logged with the reason."""
+        began = time.perf_counter()
+        codes, reason = resolve_codes(self.rule, self._runner, state, terminal)
+        self.params = replace(self.params, codes=codes)
+        self._packed = self.params.pack()
+        self._codes_reason = reason
+        log.info("search %s: %s codes: %s (decided in %.3f s)", self.name, codes, reason,
+                 time.perf_counter() - began)
 
     def hold(self) -> None:
         """The player needs the engine now: leave it alone until `advance` (an
@@ -174,10 +190,10 @@ class TreeSearch(Search):
             if all(c is not None for c in codes):
                 joint = np.asarray(codes, dtype=np.int32)
                 child = int(root_child(A, joint))
-                if RULES[self.rule] == RULES["mcps"]:
+                if RULES[self.rule] == RULES["mcps"] and self.params.root_window != "keep":
                     choice = np.zeros(len(codes), dtype=np.int32)
                     n = int(root_choice_codes(A, joint, choice))
-                    if n < 0:
+                    if n < 0 or self.params.root_window == "clear":
                         mcps.clear_window(A)
                     else:
                         mcps.restrict_window(A, P, choice, n)
@@ -222,10 +238,13 @@ class TreeSearch(Search):
             self._thinking = False
         log.info(
             "search %s: move %s visits=%s value=%s iterations=%s (%.0f/s) nodes=%s depth=%s "
-            "leaf_depth=%s playout=%s proven=%s",
+            "leaf_depth=%s playout=%s proven=%s amaf=%s/%s perm=%s/%s reply=%s/%s disagree=%s/%s/%s",
             self.name, move, stats.get("move_visits"), stats.get("move_value"), stats.get("iterations"),
             stats.get("iterations_per_s", 0.0), stats.get("nodes"), stats.get("max_depth"),
             stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
+            stats.get("move_amaf_q"), stats.get("move_amaf_n"), stats.get("move_perm_q"), stats.get("move_perm_n"),
+            stats.get("reply_q"), stats.get("reply_n"), stats.get("amaf_disagreement"),
+            stats.get("reply_amaf_disagreement"), stats.get("reply_perm_disagreement"),
         )
         return move
 
@@ -397,6 +416,7 @@ class TreeSearch(Search):
         figures = {
             "rule": self.rule,
             "codes": self.params.codes,
+            "codes_reason": self._codes_reason,
             "iterations": iterations,
             "playouts": iterations,
             "iterations_per_s": round(iterations / self._think_seconds, 1) if self._think_seconds > 0 else 0.0,
@@ -432,6 +452,7 @@ class TreeSearch(Search):
                 figures["move"] = str(self._runner.move_of(int(A.edge_code[best])))
                 figures["move_visits"] = n
                 figures["move_value"] = round(float(A.edge_w[best]) / n, 3) if n else None
+                figures.update(move_figures(A, self.params.rho, self.role, best))
         figures["top_moves"] = top
         return figures
 

@@ -30,13 +30,13 @@ from ..propnet import bench, bits, graph_kernels, lane_kernels, order_kernels, s
 from ..propnet.jit import dispatchers
 from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
-from . import collect, kernels, mcps, regret, root, select, solver, table, tree
+from . import codes_choice, collect, kernels, mcps, regret, root, select, solver, table, tree
 from .params import RULES
 from .tree_search import make_tree_search
 
 #: Every module that defines numba kernels: what the warm-up must load.
 KERNEL_MODULES = (bits, state_kernels, lane_kernels, bench, graph_kernels, order_kernels,
-                  table, regret, select, mcps, solver, tree, root, collect, kernels)
+                  table, regret, select, mcps, solver, tree, root, collect, kernels, codes_choice)
 
 log = logging.getLogger(__name__)
 

@@ -167,8 +167,11 @@ def _slide_tables(node_flags, remap, used, owners, node_table, counts, values):
         owner = owners[t]
         if (node_flags[owner] & MARKED) != 0 and node_table[owner] == t:
             if kept != t:
-                counts[kept, :] = counts[t, :]
-                values[kept, :] = values[t, :]
+                # element by element: a slice copy needs numba's runtime, which
+                # a `kernel` is compiled without (propnet/jit.py)
+                for c in range(counts.shape[1]):
+                    counts[kept, c] = counts[t, c]
+                    values[kept, c] = values[t, c]
             owners[kept] = remap[owner]
             node_table[owner] = kept
             kept += 1

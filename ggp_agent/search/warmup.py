@@ -27,7 +27,10 @@ from numba.core.registry import CPUDispatcher
 
 from ..engines import make_state_machine
 from ..gdl import ValidatedGame, load_game
-from ..propnet import bench, bits, graph_kernels, lane_kernels, order_kernels, state_kernels
+from ..propnet import (
+    bench, bits, component_groups, component_kernels, graph_kernels, lane_gates, lane_kernels, order_kernels,
+    sparse_plan, state_kernels,
+)
 from ..propnet.jit import dispatchers
 from ..reasoner.statemachine import StateMachine
 from . import collect, kernels, mcps, root, select, solver, table, tree
@@ -35,7 +38,7 @@ from .params import RULES
 from .tree_search import make_tree_search
 
 #: Every module that defines numba kernels: what the warm-up must load.
-KERNEL_MODULES = (bits, state_kernels, lane_kernels, bench, graph_kernels, order_kernels,
+KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan, bench, graph_kernels, order_kernels,
                   table, select, mcps, solver, tree, root, collect, kernels)
 
 log = logging.getLogger(__name__)

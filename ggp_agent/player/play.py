@@ -107,6 +107,7 @@ class TurnTaker:
         planned = None
         if len(following.legal_now) > 1 and link.current and link.search.thinks:
             planned = deadline
+            _quietly(lambda: link.search.think_until(deadline))
             await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         move, source, stats = await self._choose(match, hard_limit)
         reply_at = time.monotonic()

@@ -46,7 +46,7 @@ from .collect import clear_tree, collect_garbage
 from .interface import Search
 from .params import RULES, SearchParams
 from .root import best_edge, depth_of_tree, root_child, root_choice_codes
-from .runners import make_runner
+from .lane_runner import choose_runner
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ class TreeSearch(Search):
         ponder: bool = True,
         clock_seconds: Optional[float] = None,
         batch_seconds: float = 0.01,
+        batch: Optional[int] = None,
         name: str = "",
     ) -> None:
         self.machine = machine
@@ -78,7 +79,7 @@ class TreeSearch(Search):
         self.batch_seconds = batch_seconds
         self.name = name or f"{params.rule}-role{role_index}"
         self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
-        self._runner = make_runner(machine, self._seed, params.max_rollout)
+        self._runner = choose_runner(machine, self._seed, params, batch)
         if params.codes == "effects" and not self._runner.supports_effects:
             log.info("search %s: effect codes need a propnet; using move codes", self.name)
             params = replace(params, codes="moves")
@@ -120,7 +121,7 @@ class TreeSearch(Search):
             memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
             amaf_alloc=self.params.amaf_alloc, window=self.params.window,
             max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
-            effects=self.params.codes == "effects",
+            effects=self.params.codes == "effects", legal_words=runner.legal_words,
         )
         self.capacity = capacity
         self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
@@ -154,6 +155,8 @@ class TreeSearch(Search):
             waited = time.perf_counter() - began
             self._resume()
             runner.held = False
+            runner.forget_inflight(A)  # lanes out belong to the old root
+            runner.think_until(None)
             codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
             if legal_moves is not None:
                 our = len(legal_moves)
@@ -217,6 +220,11 @@ class TreeSearch(Search):
             stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
         )
         return move
+
+    def think_until(self, deadline: Optional[float]) -> None:
+        """The player asks for the move at `deadline` (time.monotonic()): the
+        lanes start no iteration that could not end by then."""
+        self._runner.think_until(deadline)
 
     def stop(self) -> None:
         self._interrupt()
@@ -330,6 +338,7 @@ class TreeSearch(Search):
         A = self.arena
         began = time.perf_counter()
         before = int(A.counters[C_NODES])
+        self._runner.forget_inflight(A)
         if root < 0:
             # The arena had no room even for the new root: start afresh.
             clear_tree(A)

@@ -1,16 +1,22 @@
 """Every search by its rule name (the names live in `params.py`: `SEARCH_RULES`).
 
 Tree rules (`mcps`, `grave`, `uct`) are the numba tree searches of
-`tree_search.py`; the flat rules (`mc`, `random`, `legal`) those of `flat.py`.
+`tree_search.py`, one per thread merged at the root (`parallel.py`) when a
+propnet runs them on several cores; the flat rules (`mc`, `random`, `legal`)
+those of `flat.py`.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Optional
 
+from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
+from .arena import DEFAULT_MEMORY_CAP
 from .flat import LegalSearch, MonteCarloSearch, RandomSearch
 from .interface import Search
+from .parallel import RootParallelSearch
 from .params import FLAT_RULES, RULES, SEARCH_RULES
 from .tree_search import make_tree_search
 
@@ -20,16 +26,43 @@ TREE_RULES: tuple[str, ...] = tuple(RULES)
 _FLAT: dict[str, Callable[..., Search]] = dict(zip(FLAT_RULES, (MonteCarloSearch, RandomSearch, LegalSearch)))
 
 
+def search_threads(threads: Optional[int], machine: StateMachine) -> int:
+    """Threads a tree search gets: `threads` (None: the machine's cores), and
+    one over any engine but a propnet (the Prolog engine answers from one
+    thread; more searches would only queue on it)."""
+    wanted = (os.cpu_count() or 1) if threads is None else int(threads)
+    if wanted < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return wanted if isinstance(machine, PropnetStateMachine) else 1
+
+
 def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None,
-                **settings) -> Search:
+                threads: Optional[int] = None, **settings) -> Search:
     """A search of the named rule for role index `role_index` over `machine`.
 
     `settings` go to the tree searches (`tree_search.make_tree_search`):
     `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
-    `memory_cap`, `clock_seconds`; the flat rules ignore them.
+    `memory_cap`, `clock_seconds`, `batch` (leaves at once on the lanes; 1:
+    one at a time); `threads` (None: the machine's cores) trees share the
+    memory cap and are merged at the root. The flat rules ignore them.
     """
     if rule in TREE_RULES:
-        return make_tree_search(rule, machine, role_index, seed=seed, **settings)
+        count = search_threads(threads, machine)
+        if count == 1:
+            return make_tree_search(rule, machine, role_index, seed=seed, **settings)
+        cap = settings.pop("memory_cap", None)
+        share = None if cap is None else max(1, int(cap) // count)
+        base = 0 if seed is None else int(seed)
+        return RootParallelSearch([
+            make_tree_search(rule, machine, role_index, seed=None if seed is None else base * 7919 + k,
+                             memory_cap=share if share is not None else _default_share(count),
+                             name=f"{rule}-role{role_index}-t{k}", **settings)
+            for k in range(count)])
     if rule in _FLAT:
         return _FLAT[rule](machine, role_index, seed=seed)
     raise ValueError(f"unknown search rule {rule!r}; known: {', '.join(SEARCH_RULES)}")
+
+
+def _default_share(count: int) -> int:
+    """Each tree's arena cap when the player set none: the default cap split."""
+    return max(1, DEFAULT_MEMORY_CAP // count)

@@ -47,6 +47,9 @@ from .interface import Search
 from .params import RULES, SearchParams
 from .root import best_edge, depth_of_tree, root_child, root_choice_codes
 from .lane_runner import choose_runner
+from .select import role_best_goal
+from .table import choosers
+from .votes import RootVote
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
@@ -92,6 +95,7 @@ class TreeSearch(Search):
         self._thinking = True
         self._published: Optional[Term] = None
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
+        self._published_votes: list = []
         self._batch = 8
         self._stats_at = 0.0
         self._collect_pending = False
@@ -194,6 +198,7 @@ class TreeSearch(Search):
             self._our_choices = our
             self._thinking = self.ponder or our > 1
             self._published = self._best_move_locked()
+            self._published_votes = self._votes_locked()
         took = time.perf_counter() - began
         if took > 0.1:
             log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
@@ -220,6 +225,21 @@ class TreeSearch(Search):
             stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
         )
         return move
+
+    def root_votes(self) -> list:
+        """Our role's root edges as `parallel.RootVote`s (move, visits, reward
+        sum, proven goal or -1): read from the tree when the worker is between
+        batches, else as published after its last batch (never waits)."""
+        if self._lock.acquire(blocking=False):
+            try:
+                return self._votes_locked()
+            finally:
+                self._lock.release()
+        return list(self._published_votes)
+
+    def best_goal(self) -> int:
+        """The best goal our role can get (what a proven win is worth)."""
+        return 100 if self.arena is None else int(role_best_goal(self.arena, self.role))
 
     def think_until(self, deadline: Optional[float]) -> None:
         """The player asks for the move at `deadline` (time.monotonic()): the
@@ -301,6 +321,7 @@ class TreeSearch(Search):
             self._total_iterations += ran
             self._adapt(ran, elapsed)
             self._published = self._best_move_locked()
+            self._published_votes = self._votes_locked()
             now = time.perf_counter()
             if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
                 self._published_stats = self._stats_locked()
@@ -352,6 +373,26 @@ class TreeSearch(Search):
         self._collections += 1
         log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
                  time.perf_counter() - began, kept, before)
+
+    def _votes_locked(self) -> list:
+        A = self.arena
+        if A is None or self._our_choices == 0:
+            return []
+        root = int(A.counters[C_ROOT])
+        if not A.node_flags[root] & EXPANDED:
+            return []
+        lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
+        many, key_role = choosers(A, root)
+        solver = int(many) == 1 and int(key_role) == self.role
+        votes = []
+        for e in range(lo, hi):
+            child = int(A.edge_child[e])
+            proven = -1
+            if solver and child >= 0 and A.node_flags[child] & PROVEN:
+                proven = int(A.node_goals[child, self.role])
+            votes.append(RootVote(self._runner.move_of(int(A.edge_code[e])), int(A.edge_n[e]),
+                                  float(A.edge_w[e]), proven))
+        return votes
 
     def _best_move_locked(self) -> Optional[Term]:
         A = self.arena

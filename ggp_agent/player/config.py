@@ -27,7 +27,8 @@ class PlayerConfig:
     the move is asked for, as in equal-time experiments), `memory_cap`
     bounds its arenas in bytes (all threads together), `threads` is how many
     cores it searches on (None: all the machine's; one tree per thread,
-    merged at the root) and `batch` how many leaves it plays out at once on
+    merged at the root, or one shared tree with `parallel="tree"`) and
+    `batch` how many leaves it plays out at once on
     the propnet's lanes (None: as many as the tree's age and the time left
     allow, up to 256; 1: one at a time, the search before the lanes). The `auto` engine builds a propnet within
     `engines.propnet_budget` of the start clock (at most `propnet_time_limit`),
@@ -47,5 +48,6 @@ class PlayerConfig:
     ponder: bool = True
     memory_cap: Optional[int] = None
     threads: Optional[int] = None
+    parallel: str = "root"
     batch: Optional[int] = None
     propnet_time_limit: float = 60.0

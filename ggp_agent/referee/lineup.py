@@ -12,7 +12,8 @@ Keys of an in-process configuration: `search` (a search rule), `engine`,
 `time` (seconds of thinking per move, at most the clock minus the margin),
 `margin` (safety margin in seconds), `name`, `seed`; for the tree searches
 (mcps, grave, uct) also `ponder` (0 or 1), `mem` (arena cap in MB), `threads`
-(cores; default all), `batch` (leaves at once on the lanes; 1: one at a time) and any
+(cores; default all), `parallel` (root: a tree per thread; tree: one shared
+tree), `batch` (leaves at once on the lanes; 1: one at a time) and any
 constant of `search.params.SearchParams` by name (`c`, `rho`, `bias`,
 `amaf_alloc`, `max_rollout`, `window`, `solver`, `max_depth`), e.g.
 `agent:search=uct,c=0.7,ponder=0,time=0.5`.
@@ -31,6 +32,7 @@ from ..player.config import PLAYER_KINDS, PlayerConfig
 from ..player.player import Player
 from ..player.records import MatchRecord
 from ..search.params import CONSTANTS, RULES, SEARCH_RULES, checked_option, parse_flag
+from ..search.registry import PARALLEL
 from ..search.warmup import ensure_warm
 from ..server.app import RunningServer, start_server
 from .controller import GameController, PlayerAddress
@@ -122,6 +124,7 @@ _SPEC_KEYS = {
     "ponder": ("ponder", parse_flag),
     "mem": ("memory_cap", lambda value: int(float(value) * 2**20)),
     "threads": ("threads", _at_least_one),
+    "parallel": ("parallel", _one_of(PARALLEL, "parallel search")),
     "batch": ("batch", _at_least_one),
 }
 

@@ -79,7 +79,8 @@ C_FREEZES = 20       # permutation tables frozen
 C_PROVEN = 21        # nodes proven
 C_BROKEN = 22        # rollouts that met a role without legal moves
 C_INTERRUPT = 23     # set by another thread: the running batch stops at its next iteration
-N_COUNTERS = 24
+C_LOCK = 24          # 1 while a thread of a shared tree works on the tree (a spin lock)
+N_COUNTERS = 25
 
 
 class Arena(NamedTuple):

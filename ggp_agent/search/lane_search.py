@@ -40,11 +40,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ..propnet.bits import ONE, ZERO, lowest_bit_index
-from ..propnet.jit import atomic_read, kernel
+from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane
 from ..propnet.state_kernels import legal_codes, load_state
-from .arena import C_BROKEN, C_INTERRUPT, C_PATH, LEGAL
+from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL
 from .params import P_MAX_ROLLOUT
 from .table import choosers, find_child, set_terminal, words_check
 from .tree import AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done
@@ -110,6 +110,19 @@ def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int) ->
     r = max(1, n_roles)
     return LANES * (4 * 5 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * max(1, n_words)
                     + 4 * max_rollout * r + 4 * r)
+
+
+@kernel
+def take_tree(A):
+    """Wait for the tree and take it (threads sharing one tree: a spin lock on
+    A.counters[C_LOCK]; the holders keep it for one step's tree work)."""
+    while atomic_swap_if(A.counters, C_LOCK, 0, 1) != 0:
+        pass
+
+
+@kernel
+def free_tree(A):
+    atomic_write(A.counters, C_LOCK, 0)
 
 
 @kernel
@@ -307,12 +320,16 @@ def _attach(A, net, lanes, S, lane, terminal):
 
 
 @kernel
-def lane_search(A, P, net, lanes, S, work, rng, budget, inflight):
+def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     """Run iterations on the lanes until `budget` of them have been backed up
     (or another thread sets A.counters[C_INTERRUPT], or the root is done and
     the lanes drained), with at most `inflight` lanes out at once (0: start
     none, only finish those out). Returns the iterations backed up. Lanes
-    still out stay out for the next call (see the module docstring)."""
+    still out stay out for the next call (see the module docstring).
+
+    `shared` (1): other threads search the same tree with their own lanes;
+    every touch of the tree (descents, attaches, backups, virtual losses) is
+    then made holding it (`take_tree`), and the lane steps run in parallel."""
     value = lanes.value
     masks = net.masks
     terminal_lit = net.terminal_lit
@@ -320,13 +337,19 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight):
     base = 1 + net.n_fluents
     movers = lanes.movers
     steps = lanes.steps
+    if shared:
+        take_tree(A)
     for lane in range(LANES):
         if S.phase[lane] != IDLE:
             _virtual_loss(A, S, lane, 1)
+    if shared:
+        free_tree(A)
     S.counters[S_DONE] = 0
     while S.counters[S_DONE] < budget and atomic_read(A.counters, C_INTERRUPT) == 0:
         S.counters[S_STEPS] += 1
         lane_forward(net, lanes, net.first_gate, net.split)
+        if shared:
+            take_tree(A)
         # lanes on a new child attach it; playouts that ended are backed up
         for lane in range(LANES):
             phase = S.phase[lane]
@@ -354,6 +377,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight):
                 if S.phase[lane] == IDLE:
                     continue  # backed up at once: descend again for this lane
                 lane += 1
+        if shared:
+            free_tree(A)
         if S.counters[S_INFLIGHT] == 0:
             break
         # moves: random in playing lanes, the forced joint move in the others
@@ -379,9 +404,13 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight):
                     S.rollout[lane, steps[lane], r] = -1 - c if lanes.role_forced[r, k] & bit else c
                 if stuck:  # no legal move in a non-terminal state: a broken game
                     movers[k] &= ~bit
-                    A.counters[C_BROKEN] += 1
                     lane_goals(net, value, lane, S.goals[lane])
+                    if shared:
+                        take_tree(A)
+                    A.counters[C_BROKEN] += 1
                     _finish(A, P, S, lane, steps[lane])
+                    if shared:
+                        free_tree(A)
         for lane in range(LANES):
             if S.phase[lane] == FORCED:
                 k = lane >> 6
@@ -400,9 +429,13 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight):
                 load_lane(net, value, lane, S.start[lane])
                 steps[lane] = 0
                 S.phase[lane] = FORCED if phase == LOAD_FORCED else PLAY
+    if shared:
+        take_tree(A)
     for lane in range(LANES):
         if S.phase[lane] != IDLE:
             _virtual_loss(A, S, lane, -1)
+    if shared:
+        free_tree(A)
     return S.counters[S_DONE]
 
 

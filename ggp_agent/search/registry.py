@@ -18,7 +18,8 @@ from .flat import LegalSearch, MonteCarloSearch, RandomSearch
 from .interface import Search
 from .parallel import RootParallelSearch
 from .params import FLAT_RULES, RULES, SEARCH_RULES
-from .tree_search import make_tree_search
+from .shared_tree import SharedTreeSearch
+from .tree_search import make_tree_search, tree_params
 
 #: The rules that run the numba tree search (MCPS is the agent's default).
 TREE_RULES: tuple[str, ...] = tuple(RULES)
@@ -36,20 +37,33 @@ def search_threads(threads: Optional[int], machine: StateMachine) -> int:
     return wanted if isinstance(machine, PropnetStateMachine) else 1
 
 
+#: How several threads search: one tree each merged at the root, or one shared tree.
+PARALLEL = ("root", "tree")
+
+
 def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None,
-                threads: Optional[int] = None, **settings) -> Search:
+                threads: Optional[int] = None, parallel: str = "root", **settings) -> Search:
     """A search of the named rule for role index `role_index` over `machine`.
 
     `settings` go to the tree searches (`tree_search.make_tree_search`):
     `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
     `memory_cap`, `clock_seconds`, `batch` (leaves at once on the lanes; 1:
     one at a time); `threads` (None: the machine's cores) trees share the
-    memory cap and are merged at the root. The flat rules ignore them.
+    memory cap and are merged at the root, or with `parallel="tree"` the
+    threads search one tree on their own lanes (`shared_tree.py`; it needs
+    the lanes: a propnet, move codes, batch above 1). The flat rules ignore
+    them.
     """
+    if parallel not in PARALLEL:
+        raise ValueError(f"unknown parallel search {parallel!r}; known: {', '.join(PARALLEL)}")
     if rule in TREE_RULES:
         count = search_threads(threads, machine)
         if count == 1:
             return make_tree_search(rule, machine, role_index, seed=seed, **settings)
+        params = tree_params(rule, settings.get("options"))
+        if parallel == "tree" and params.codes == "moves" and settings.get("batch") != 1:
+            settings.pop("options", None)
+            return SharedTreeSearch(machine, role_index, threads=count, params=params, seed=seed, **settings)
         cap = settings.pop("memory_cap", None)
         share = None if cap is None else max(1, int(cap) // count)
         base = 0 if seed is None else int(seed)

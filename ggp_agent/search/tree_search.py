@@ -159,8 +159,9 @@ class TreeSearch(Search):
             waited = time.perf_counter() - began
             self._resume()
             runner.held = False
-            runner.forget_inflight(A)  # lanes out belong to the old root
-            runner.think_until(None)
+            for each in self._runners():
+                each.forget_inflight(A)  # lanes out belong to the old root
+                each.think_until(None)
             codes = [runner.code_of(r, move) for r, move in enumerate(joint_move)]
             if legal_moves is not None:
                 our = len(legal_moves)
@@ -244,7 +245,8 @@ class TreeSearch(Search):
     def think_until(self, deadline: Optional[float]) -> None:
         """The player asks for the move at `deadline` (time.monotonic()): the
         lanes start no iteration that could not end by then."""
-        self._runner.think_until(deadline)
+        for each in self._runners():
+            each.think_until(deadline)
 
     def stop(self) -> None:
         self._interrupt()
@@ -328,6 +330,10 @@ class TreeSearch(Search):
                 self._stats_at = now
         return True
 
+    def _runners(self) -> list:
+        """Every runner searching this tree (one; `shared_tree.SharedTreeSearch` has one per thread)."""
+        return [self._runner]
+
     def _record_error(self, error: Exception) -> None:
         self._errors += 1
         self._last_error = f"{type(error).__name__}: {error}"[:300]
@@ -359,7 +365,8 @@ class TreeSearch(Search):
         A = self.arena
         began = time.perf_counter()
         before = int(A.counters[C_NODES])
-        self._runner.forget_inflight(A)
+        for each in self._runners():
+            each.forget_inflight(A)
         if root < 0:
             # The arena had no room even for the new root: start afresh.
             clear_tree(A)
@@ -464,7 +471,10 @@ def make_tree_search(
     """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
     (text values are converted), `settings` go to `TreeSearch` (ponder,
     memory_cap, clock_seconds, ...)."""
+    return TreeSearch(machine, role_index, params=tree_params(rule, options), seed=seed, **settings)
+
+
+def tree_params(rule: str, options: Optional[dict] = None) -> SearchParams:
+    """The rule's `SearchParams` with `options` (field names, values as text or numbers) applied."""
     params = replace(SearchParams(), rule=rule)
-    if options:
-        params = params.with_options(options)
-    return TreeSearch(machine, role_index, params=params, seed=seed, **settings)
+    return params.with_options(options) if options else params

@@ -54,6 +54,10 @@ PROVEN = 4
 MARKED = 8
 LEGAL = 16
 
+#: `edge_child` of an edge whose child a lane of the batched search is computing
+#: (`lane_search.py`); -1 is no child.
+PENDING = -2
+
 # counters indexes
 C_NODES = 0          # nodes in use
 C_EDGES = 1          # edges in use

@@ -44,13 +44,11 @@ from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane
 from ..propnet.state_kernels import legal_codes, load_state
-from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL
+from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
 from .params import P_MAX_ROLLOUT
 from .table import choosers, find_child, set_terminal, words_check
 from .tree import AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done
 
-#: `edge_child` of an edge whose child a lane is computing.
-PENDING = -2
 
 # lane phases
 IDLE = 0
@@ -64,6 +62,7 @@ PLAY = 5          # plays a random playout
 S_INFLIGHT = 0   # lanes out
 S_DONE = 1       # iterations backed up in this call
 S_STEPS = 2      # lane steps, ever
+S_COLLISIONS = 3  # descents that chose an edge whose child another lane computes, ever
 
 
 class LaneSlots(NamedTuple):
@@ -235,6 +234,7 @@ def _start(A, P, net, work, S, lane, rng):
             break
         # NEED_CHILD: compute the child on the lane, unless another lane is at it
         if find_child(A, node, depth) == PENDING:
+            S.counters[S_COLLISIONS] += 1
             _from_arena(A, S, lane, 0)
             S.phase[lane] = LOAD_PLAY
             break

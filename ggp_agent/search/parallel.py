@@ -46,9 +46,16 @@ class RootParallelSearch(Search):
             search.advance(joint_move, state, legal_moves)
 
     def best_move(self) -> Optional[Term]:
+        move = self._merged_move()
+        if move is None:
+            move = self.searches[0].best_move()
+        for search in self.searches:
+            search.answered()  # without pondering, every tree stops until the next root change
+        return move
+
+    def _merged_move(self) -> Optional[Term]:
         votes = [search.root_votes() for search in self.searches]
-        move = merge_votes(votes, self.searches[0].best_goal())
-        return move if move is not None else self.searches[0].best_move()
+        return merge_votes(votes, self.searches[0].best_goal())
 
     def think_until(self, deadline: Optional[float]) -> None:
         for search in self.searches:
@@ -65,11 +72,12 @@ class RootParallelSearch(Search):
     def stats(self) -> dict:
         figures = [search.stats() for search in self.searches]
         merged = dict(figures[0])
+        merged["parallel"] = "root"
         for key in ("iterations", "playouts", "iterations_per_s", "total_iterations", "nodes", "node_capacity",
                     "memory_mb", "pool_full", "errors", "collections"):
             merged[key] = sum(f.get(key, 0) or 0 for f in figures)
         merged["threads"] = len(figures)
-        move = self.best_move()
+        move = self._merged_move()
         if move is not None:
             merged["move"] = str(move)
         return merged

@@ -216,8 +216,7 @@ class TreeSearch(Search):
                 self._lock.release()
         else:
             move, stats = self._published, dict(self._published_stats)
-        if not self.ponder:
-            self._thinking = False
+        self.answered()
         log.info(
             "search %s: move %s visits=%s value=%s iterations=%s (%.0f/s) nodes=%s depth=%s "
             "leaf_depth=%s playout=%s proven=%s",
@@ -226,6 +225,12 @@ class TreeSearch(Search):
             stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
         )
         return move
+
+    def answered(self) -> None:
+        """The player took its move: without pondering, stop thinking until the
+        next root change."""
+        if not self.ponder:
+            self._thinking = False
 
     def root_votes(self) -> list:
         """Our role's root edges as `parallel.RootVote`s (move, visits, reward

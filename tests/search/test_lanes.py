@@ -11,7 +11,8 @@ from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search.arena import C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.lane_runner import LaneRunner
-from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, PENDING, S_INFLIGHT, lane_search
+from ggp_agent.search.arena import PENDING
+from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, S_INFLIGHT, lane_search
 from ggp_agent.search.parallel import RootParallelSearch
 from ggp_agent.search.registry import make_search
 from ggp_agent.search.runners import MachineRunner, PropnetRunner
@@ -151,3 +152,43 @@ def test_threads_default_to_the_cores_and_prolog_gets_one(tictactoe):
         assert isinstance(make_search("mcps", prolog, 0, threads=4), TreeSearch)
     finally:
         prolog.close()
+
+
+def test_a_pending_edge_is_left_alone_while_another_remains(tictactoe):
+    """The selection rule leaves an edge whose child a lane computes while the
+    chooser has another edge (the batch's leaves stay apart), and takes it only
+    when every edge is pending."""
+    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.search.select import choose_edge
+
+    search = _grown(tictactoe, iterations=300)
+    search._runner.forget_inflight(search.arena)
+    A, P = search.arena, search._packed
+    root = int(A.counters[C_ROOT])
+    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    saved = A.edge_child[lo:hi].copy()
+    try:
+        A.edge_child[lo:hi - 1] = PENDING
+        rng = new_rng(3)
+        assert {int(choose_edge(A, P, root, 0, root, -1, rng, True)) for _ in range(20)} == {hi - 1}
+        A.edge_child[lo:hi] = PENDING
+        assert lo <= int(choose_edge(A, P, root, 0, root, -1, rng, True)) < hi
+    finally:
+        A.edge_child[lo:hi] = saved
+
+
+def test_without_pondering_every_tree_stops_when_the_move_is_taken(nogo):
+    """ponder=0 with two threads: after best_move no tree thinks until the next
+    root change (equal-time experiments depend on it)."""
+    search = make_search("mcps", nogo, 0, seed=2, threads=2, ponder=False, memory_cap=32 << 20)
+    state = nogo.initial_state()
+    search.start(state, tuple(nogo.legal_moves(state, 0)))
+    try:
+        time.sleep(0.5)
+        assert search.best_move() is not None
+        time.sleep(0.2)  # batches in progress end
+        before = search.stats()["total_iterations"]
+        time.sleep(0.5)
+        assert search.stats()["total_iterations"] == before
+    finally:
+        search.stop()

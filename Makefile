@@ -24,7 +24,7 @@ test: install-test
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 docker:
-	docker build -f docker/Dockerfile -t ggp-agent .
+	DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile -t ggp-agent .
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

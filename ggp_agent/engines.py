@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 from .gdl.validate import ValidatedGame
 from .reasoner.statemachine import StateMachine
@@ -111,18 +111,14 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
         except PropnetUnavailable as error:
             reason = f"propnet unavailable after {error.seconds:.2f} s: {error.reason}"
         else:
-            refusal = _unplayable_on_propnet(machine)
-            if refusal is None:
-                choice = EngineChoice(
-                    "propnet",
-                    f"propnet built in {machine.build_s:.2f} s ({machine.stats['gates']} gates, "
-                    f"{machine.stats['propositions']} propositions)",
-                    machine.build_s,
-                )
-                log.info("engine: %s", choice.reason)
-                return machine, choice
-            machine.close()
-            reason = refusal
+            choice = EngineChoice(
+                "propnet",
+                f"propnet built in {machine.build_s:.2f} s ({machine.stats['gates']} gates, "
+                f"{machine.stats['propositions']} propositions)",
+                machine.build_s,
+            )
+            log.info("engine: %s", choice.reason)
+            return machine, choice
     else:
         reason = "no time for a propnet"
     spent = time.perf_counter() - started
@@ -130,17 +126,3 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
     choice = EngineChoice("prolog", reason, spent)
     log.info("engine: prolog (%s)", reason)
     return machine, choice
-
-
-def _unplayable_on_propnet(machine: StateMachine) -> Optional[str]:
-    """Why a built propnet still cannot play the game, or None.
-
-    A role without a legal move in a non-terminal initial state makes the
-    manager send `nil` for it: the propnet has no input for `nil`, while the
-    Prolog engine applies it as a move that matches no `does` rule.
-    """
-    state = machine.initial_state()
-    if machine.is_terminal(state):
-        return None
-    stuck = [name for role, name in enumerate(machine.roles) if not machine.legal_moves(state, role)]
-    return f"{', '.join(map(str, stuck))} has no legal move in the initial state" if stuck else None

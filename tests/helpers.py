@@ -283,3 +283,70 @@ REACH = """
 (<= (goal r 100) connected)
 (<= (goal r 0) (not connected))
 """
+
+
+# -- read-only folders, as `docker run --read-only` makes them ----------------------------
+
+
+def read_only_command(paths: "list[Path]", command: "list[str]") -> "list[str]":
+    """`command` run with each of `paths` mounted read-only, as `docker run --read-only` does.
+
+    A bind mount made read-only in a private user and mount namespace
+    (`unshare`): no privilege needed, nothing outside the child changes, and
+    root cannot write there either (permission bits would not stop root).
+    """
+    import shlex
+
+    mounts = "".join(f"mount --bind {shlex.quote(str(p))} {shlex.quote(str(p))} && "
+                     f"mount -o remount,bind,ro {shlex.quote(str(p))} && " for p in paths)
+    return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", mounts + 'exec "$@"', "sh", *command]
+
+
+def require_read_only_mounts(folder: Path) -> None:
+    """Skip the calling test where user namespaces (hence `read_only_command`) are not allowed."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    probe = subprocess.run(read_only_command([folder], ["touch", str(folder / "probe")]),
+                           capture_output=True, text=True, timeout=30)
+    if "Read-only file system" not in probe.stderr:
+        pytest.skip(f"no read-only mount in a user namespace here: {probe.stderr.strip()[:200]}")
+
+
+#: Four doors for `me`; three are traps that end the game at once, me 0. The
+#: fourth leads to twenty turns taken in turn (`you` first), each a pick of
+#: left or right that is remembered; the parity of the lefts decides.
+DOORS = """
+(role me) (role you)
+(init start) (init (count 0)) (init (parity even))
+(door 1) (door 2) (door 3) (door 4) (trap 1) (trap 2) (trap 3) (side left) (side right)
+""" + " ".join(f"(succ {n} {n + 1})" for n in range(20)) + """
+(<= (legal me (open ?d)) (true start) (door ?d))
+(<= (legal you noop) (true start))
+(<= (legal ?r (pick ?x)) (true (control ?r)) (side ?x))
+(<= (legal ?r noop) (role ?r) (not (true start)) (not (true (control ?r))))
+(<= (next trapped) (does me (open ?d)) (trap ?d))
+(<= (next (control you)) (true start))
+(<= (next (control you)) (true (control me)))
+(<= (next (control me)) (true (control you)))
+(<= (next (count ?n)) (true (count ?m)) (succ ?m ?n) (not (true start)))
+(<= (next (count 0)) (true start))
+(<= left (does ?r (pick left)))
+(<= (next (parity odd)) (true (parity even)) left)
+(<= (next (parity even)) (true (parity odd)) left)
+(<= (next (parity ?p)) (true (parity ?p)) (not left))
+(<= (next (chose ?n ?x)) (true (count ?n)) (does ?r (pick ?x)))
+(<= (next (chose ?n ?x)) (true (chose ?n ?x)))
+(<= terminal (true trapped))
+(<= terminal (true (count 20)))
+(<= (goal me 0) (true trapped))
+(<= (goal you 100) (true trapped))
+(<= (goal me 100) (not (true trapped)) (true (parity even)))
+(<= (goal you 0) (not (true trapped)) (true (parity even)))
+(<= (goal me 0) (not (true trapped)) (true (parity odd)))
+(<= (goal you 100) (not (true trapped)) (true (parity odd)))
+"""

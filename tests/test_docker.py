@@ -1,5 +1,7 @@
 """The Docker image's recipe: linted with hadolint, and its install script run for
-real in a fresh virtual environment (these machines have no Docker engine)."""
+real in a fresh virtual environment (these machines have no Docker engine). What
+the image does at run time without one is tested where it lives: the read-only
+numba cache in test_numba_cache.py, the records folder check in test_operations.py."""
 
 import os
 import re
@@ -34,13 +36,42 @@ def test_the_dockerfile_runs_the_install_script_as_root_then_serves_as_a_user():
     assert instructions[0] == "FROM" and re.search(r"^FROM python:[\d.]+-slim", text, re.M)
     assert "GGP_EDITABLE=0 docker/install.sh" in text
     user = re.search(r"^USER (\S+)", text, re.M).group(1)
-    assert not user.startswith(("root", "0"))
+    assert user == "10001:10001"
+    # Real passwd and group entries for those ids (a --system group would get an id below 1000).
+    commands = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    assert re.search(r"groupadd --gid 10001 ggp\b", commands) and "--system" not in commands
+    assert re.search(r"useradd --uid 10001 --gid 10001 ", commands)
     # Warm-up after USER: the kernels land in the cache the user owns.
     assert text.index("RUN ggp-agent warmup") > text.index("USER ")
     assert "NUMBA_CACHE_DIR=" in text and "EXPOSE 9147" in text
     assert re.search(r'HEALTHCHECK .*\n?.*"ggp-agent", "ping"', text)
     compose = COMPOSE.read_text()
     assert '"${GGP_PORT:-9147}:9147"' in compose and "GGP_NAME:" in compose
+
+
+#: The flags that lock a container down; the README's `docker run` line uses them all.
+LOCKED_DOWN = "--read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges"
+
+
+def test_compose_and_the_readme_run_the_image_locked_down():
+    yaml = pytest.importorskip("yaml")
+    service = yaml.safe_load(COMPOSE.read_text())["services"]["ggp-agent"]
+    assert service["read_only"] is True and service["tmpfs"] == ["/tmp"]
+    assert service["cap_drop"] == ["ALL"] and service["security_opt"] == ["no-new-privileges:true"]
+    assert service["stop_grace_period"] == "30s"
+    assert any(volume.endswith(":/data") for volume in service["volumes"])
+    readme = (REPO / "README.md").read_text().replace("\\\n", " ")  # continued lines joined
+    run_lines = [" ".join(line.split()) for line in readme.splitlines() if line.startswith("docker run ")]
+    assert any(LOCKED_DOWN in line and ":/data " in line for line in run_lines), run_lines
+
+
+def test_the_package_needs_no_matplotlib_and_the_plots_extra_brings_it():
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    names = lambda specs: {re.split(r"[<>=\[ ;]", spec, maxsplit=1)[0].lower() for spec in specs}  # noqa: E731
+    assert "matplotlib" not in names(project["dependencies"]) and "tqdm" in names(project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert "matplotlib" in names(extras["plots"]) and "matplotlib" in names(extras["test"])
 
 
 def _copy_build_context(destination: Path) -> Path:
@@ -74,6 +105,9 @@ def test_the_install_script_in_a_fresh_virtual_environment(tmp_path):
     located = subprocess.run([str(venv / "bin" / "python"), "-c", "import ggp_agent; print(ggp_agent.__file__)"],
                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert located.stdout.startswith(str(venv)), located  # a copy in the venv, not the sources
+    plots = subprocess.run([str(venv / "bin" / "python"), "-c", "import tqdm, matplotlib"],
+                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert "No module named 'matplotlib'" in plots.stderr  # no extras: no plots, but the progress bar
     warm = run("warmup")
     assert warm.returncode == 0 and "prolog: ok" in warm.stdout, warm.stdout + warm.stderr
     check = run("check", str(TICTACTOE))

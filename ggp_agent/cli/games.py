@@ -74,8 +74,10 @@ def run_check(args) -> int:
                 moves = machine.legal_moves(state, index)
                 shown = " ".join(map(str, moves[:8])) + (" ..." if len(moves) > 8 else "")
                 print(f"legal moves of {role}: {len(moves)}: {shown}")
-            if any(not machine.legal_moves(state, i) for i in range(len(machine.roles))) and not machine.is_terminal(state):
-                print("error: a role has no legal move in the initial state", file=sys.stderr)
+            stuck = [role for i, role in enumerate(machine.roles) if not machine.legal_moves(state, i)]
+            if stuck and not machine.is_terminal(state):
+                print(f"error: role {stuck[0]} has no legal move in the initial state (a broken game)",
+                      file=sys.stderr)
                 return 1
             goals, steps, terminal = machine.random_playout(state, seed=args.seed)
             ending = "terminal" if terminal else "cut at the step limit"

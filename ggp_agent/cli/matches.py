@@ -79,7 +79,7 @@ def run_match(args) -> int:
 
 
 def run_tournament(args) -> int:
-    from ..referee.tournament import ProgressBar, format_summary, run_tournament as run
+    from ..referee.tournament import format_summary, progress_bar, run_tournament as run
 
     _seats(args.players)
     roles = len(read_game(args.game).roles)
@@ -91,7 +91,7 @@ def run_tournament(args) -> int:
     result = run(
         args.game, args.players, args.games, args.startclock, args.playclock, out,
         workers=args.workers, cluster=args.cluster, seed=args.seed, engine=args.engine,
-        progress=None if args.no_progress else ProgressBar(),
+        progress=None if args.no_progress else progress_bar(),
     )
     print(format_summary(result))
     return 0 if not result.failures else 1

@@ -10,10 +10,10 @@ from typing import Union
 
 from .dialect import RANDOM_ROLE, Dialect
 from .errors import GdlError, GdlSyntaxError, GdlValidationError
-from .reader import parse_rules, parse_term, read_forms, rules_from_sexps
+from .reader import parse_rules, parse_term, parse_term_list, read_forms, rules_from_sexps
 from .terms import (
     KEYWORDS, Compound, Distinct, Literal, Not, Or, Rule, Symbol, Term, Variable,
-    is_ground, relation_key, substitute, variables,
+    is_ground, parenthesized_names, relation_key, substitute, variables,
 )
 from .validate import ValidatedGame, validate
 
@@ -29,6 +29,6 @@ def load_game(source: Union[str, Path, tuple[Rule, ...]]) -> ValidatedGame:
 __all__ = [
     "KEYWORDS", "RANDOM_ROLE", "Compound", "Dialect", "Distinct", "GdlError", "GdlSyntaxError", "GdlValidationError",
     "Literal", "Not", "Or", "Rule", "Symbol", "Term", "ValidatedGame", "Variable",
-    "is_ground", "load_game", "parse_rules", "parse_term", "read_forms", "relation_key",
-    "rules_from_sexps", "substitute", "validate", "variables",
+    "is_ground", "load_game", "parenthesized_names", "parse_rules", "parse_term", "parse_term_list", "read_forms",
+    "relation_key", "rules_from_sexps", "substitute", "validate", "variables",
 ]

@@ -121,7 +121,7 @@ def to_term(sexp: SExp) -> Term:
     if name in ("<=", "not", "or", "distinct"):
         raise GdlSyntaxError(f"'{name}' cannot be used inside a term: {sexp_to_kif(sexp)}")
     if len(sexp) == 1:
-        return Symbol(name)
+        return Symbol(name, parenthesized=True)
     return Compound(name, tuple(to_term(item) for item in sexp[1:]))
 
 
@@ -208,3 +208,16 @@ def parse_term(text: str) -> Term:
     if len(forms) != 1:
         raise GdlSyntaxError(f"expected one term, found {len(forms)}: {text[:80]!r}")
     return to_term(forms[0].sexp)
+
+
+def parse_term_list(text: str) -> tuple[Term, ...]:
+    """A KIF list of terms, `(t1 t2 ...)`, as its terms: a state as a match
+    record writes it. `()` is the empty list.
+
+    >>> [str(t) for t in parse_term_list("((cell 1 1 x) (control (o)))")]
+    ['(cell 1 1 x)', '(control (o))']
+    """
+    forms = read_forms(text)
+    if len(forms) != 1 or not isinstance(forms[0].sexp, list):
+        raise GdlSyntaxError(f"expected one list of terms: {text[:80]!r}")
+    return tuple(to_term(item) for item in forms[0].sexp)

@@ -6,13 +6,17 @@ space between tokens, none inside parentheses, symbols in the case of the rules
 (`(cell 1 1 b)`, `noop`), which is the form match servers and the oracle traces use.
 
 A 0-ary relation written `(open2)` and one written `open2` are the same sentence:
-the reader normalizes both to a `Symbol`. This module must not know about Prolog.
+the reader makes both a `Symbol`, equal and with one hash, but the first prints
+as `(open2)`, as the rules write it (ggp-base keeps `(f)` apart from `f`, so a
+move the rules write `(noop)` must go back to the manager as `(noop)`); the
+engines restore that spelling on the terms they hand back
+(`parenthesized_names`). This module must not know about Prolog.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Union
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Union
 
 #: GDL's reserved words. They are case-insensitive; the reader lowercases them.
 KEYWORDS = frozenset(
@@ -25,12 +29,20 @@ KEYWORDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Symbol:
-    """An object constant, or the name of a 0-ary relation (`terminal`)."""
+    """An object constant, or the name of a 0-ary relation (`terminal`).
+
+    `parenthesized` says the rules write it `(name)`: it prints so, and is
+    otherwise the same symbol (equality and hashing ignore it).
+
+    >>> Symbol("noop", parenthesized=True) == Symbol("noop"), str(Symbol("noop", parenthesized=True))
+    (True, '(noop)')
+    """
 
     name: str
+    parenthesized: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return self.name
+        return f"({self.name})" if self.parenthesized else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,3 +157,32 @@ def substitute(term: Term, bindings: dict[Variable, Term]) -> Term:
     if isinstance(term, Compound):
         return Compound(term.functor, tuple(substitute(a, bindings) for a in term.args))
     return term
+
+
+def parenthesized_names(rules: Iterable["Rule"]) -> frozenset[str]:
+    """The constants the rules write as `(name)` where a term stands (an argument
+    of a sentence or of a function term), not as a sentence of their own: the
+    engines give the terms they read back this spelling."""
+    found: set[str] = set()
+    terms: list = []
+    sentences: list = []
+    for rule in rules:
+        sentences.append(rule.head)
+        sentences.extend(rule.body)
+    while sentences:
+        literal = sentences.pop()
+        if isinstance(literal, Compound):
+            terms.extend(literal.args)
+        elif isinstance(literal, Not):
+            sentences.append(literal.literal)
+        elif isinstance(literal, Or):
+            sentences.extend(literal.disjuncts)
+        elif isinstance(literal, Distinct):
+            terms.extend((literal.left, literal.right))
+    while terms:
+        term = terms.pop()
+        if isinstance(term, Compound):
+            terms.extend(term.args)
+        elif isinstance(term, Symbol) and term.parenthesized:
+            found.add(term.name)
+    return frozenset(found)

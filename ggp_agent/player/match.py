@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..gdl.board import BoardLayout
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from ..search.interface import Search
@@ -95,6 +96,8 @@ class SearchLink:
     current: bool = False
     #: the call into the search in flight (at most one)
     call: Optional[asyncio.Future] = None
+    #: a root change left running after a forced reply (kept so it is not lost)
+    advancing: Optional[asyncio.Future] = None
     #: (joint move, state, our legal moves) the search has not been told yet
     unseen: list = field(default_factory=list)
 
@@ -135,6 +138,9 @@ class Match:
     #: the START's compile job; PLAY waits for it
     ready: Optional[asyncio.Future] = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: the game's board, once found (`board_view`), and how many states were looked at for it
+    board: Optional[BoardLayout] = None
+    board_looked_at: int = -1
 
     @property
     def match_id(self) -> str:
@@ -196,6 +202,7 @@ class Match:
                 "compileSeconds": self.compile_seconds,
                 "turns": [t.to_json() for t in self.history.turns],
                 "searchRule": search_rule,
+                **({"board": self.board.to_json()} if self.board else {}),
                 **({"engineLost": lost} if lost else {}),
             },
         )

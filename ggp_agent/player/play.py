@@ -9,9 +9,17 @@ calls go ahead of the search's) and picks a random one as the fallback, so a
 search that crashes, hangs or proposes an illegal move still yields a legal
 reply on time. A forced move (one legal move) is answered at once.
 
+The wait for the deadline ends early when the answer is known (the search's
+`answer_ready`: a proven root, a forced move) and when the player is stopping
+(a SIGTERM): the reply then goes out at once with the best move known, and
+the search goes on pondering (or is stopped by the shutdown). Every wait here
+(the START's compile, our engine's step, the deadline) wakes for a stop.
+
 When our engine cannot follow the match in time (a slow step) or at all (a
 resource error), the reply is a move from the last legal moves we know, and
-the log says so; a slow step is caught up on the next PLAY.
+the log says so; a slow step is caught up on the next PLAYs: our engine's
+calls may run a few play clocks (`timing.follow_time_limit`), not only its
+own query limit, which would lose the match for good on one slow step.
 
 All work runs off the event loop: applying joint moves in the engine pool,
 calls into the search in the search pool (one at a time per match, under a
@@ -26,7 +34,7 @@ import concurrent.futures
 import logging
 import random
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from ..gdl.terms import Term
 from ..reasoner.prolog_thread import urgent_calls
@@ -36,9 +44,28 @@ from .config import PlayerConfig
 from .match import Following, Match, ReplySource, TurnLog, UnsentReply
 from .protocol import Play, ProtocolError
 from .records import state_text
-from .timing import AdaptiveMargin
+from .timing import AdaptiveMargin, follow_time_limit
 
 log = logging.getLogger(__name__)
+
+
+#: How often a waiting PLAY looks whether its answer is known or the player is
+#: stopping, seconds (a flag read: a hundred looks a second cost nothing).
+WAKE_POLL_S = 0.01
+
+
+async def wait_until(deadline: float, woken: Callable[[], bool], job: Optional[asyncio.Future] = None) -> None:
+    """Wait until `deadline` (time.monotonic()), until `job` is done when one is
+    given, or until `woken()` turns true (looked at every WAKE_POLL_S); the
+    job is never cancelled."""
+    while not ((job is not None and job.done()) or woken()):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        if job is None:
+            await asyncio.sleep(min(WAKE_POLL_S, left))
+        else:
+            await asyncio.wait({job}, timeout=min(WAKE_POLL_S, left))
 
 
 class SearchBusyError(Exception):
@@ -64,6 +91,11 @@ class TurnTaker:
         self._rng = rng
         self._engine_pool = engine_pool
         self._search_pool = search_pool
+        #: set once by the player's shutdown: every wait ends, replies go out at once
+        self.stopping = False
+
+    def is_stopping(self) -> bool:
+        return self.stopping
 
     async def play(self, match: Match, message: Play, received: float) -> str:
         """The reply to a PLAY (the match's lock held by the caller)."""
@@ -77,13 +109,14 @@ class TurnTaker:
         deadline = clock_deadline
         if self.config.think_time is not None:
             deadline = min(deadline, received + self.config.think_time)
-        try:
-            await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, hard_limit - time.monotonic()))
-        except asyncio.TimeoutError:
-            log.error("PLAY match=%s: the game is still compiling at the play clock", match.match_id)
+        await wait_until(hard_limit, self.is_stopping, match.ready)
+        if not match.ready.done():
+            log.error("PLAY match=%s: the game is still compiling %s", match.match_id,
+                      "and the player is stopping" if self.stopping else "at the play clock")
             return "nil"
-        except Exception as error:
-            raise StartFailedError(f"match {match.match_id} could not start: {error}") from None
+        if match.ready.cancelled() or match.ready.exception() is not None:
+            failure = "its compile was cancelled" if match.ready.cancelled() else match.ready.exception()
+            raise StartFailedError(f"match {match.match_id} could not start: {failure}") from None
         following = match.following
         link = match.link
         if message.moves is not None:
@@ -99,25 +132,31 @@ class TurnTaker:
                 return self._stale_reply(match, received, hard_limit)
             link.current = False
             steps, link.unseen = link.unseen, []
-            try:
-                await self._call_search(match, _advance_search, match, steps,
-                                        timeout=max(0.0, clock_deadline - time.monotonic()))
-            except (asyncio.TimeoutError, SearchBusyError):
-                log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
+            advancing = asyncio.ensure_future(self._advance(match, steps, clock_deadline))
+            if len(following.legal_now) > 1:
+                link.current = await advancing
+            else:  # our only move needs no search: reply now, the root moves meanwhile
+                link.advancing = advancing
         planned = None
+        early = None
         if len(following.legal_now) > 1 and link.current and link.search.thinks:
-            planned = deadline
-            _quietly(lambda: link.search.think_until(deadline))
-            await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            search = link.search
+            _quietly(lambda: search.think_until(deadline))
+            await wait_until(deadline, lambda: self.stopping or _answer_known(search))
+            planned = min(deadline, time.monotonic())
+            if planned < deadline:
+                early = "stopping" if self.stopping else "answer known"
         move, source, stats = await self._choose(match, hard_limit)
+        if early is not None:
+            stats = {**stats, "early": early}
         reply_at = time.monotonic()
         turn = TurnLog(len(match.history.joint_moves), str(move), source, reply_at - received,
                        hard_limit - reply_at, stats)
         match.history.turns.append(turn)
         match.unsent = UnsentReply(turn, planned, hard_limit)
-        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s",
+        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s%s",
                  match.match_id, match.role_text, turn.turn, turn.move, source.value, turn.time_used,
-                 turn.margin_left, stats.get("playouts", "-"))
+                 turn.margin_left, stats.get("playouts", "-"), f" early={early}" if early else "")
         return "nil" if move is None else str(move)
 
     def reply_sent(self, match: Match, sent_at: float, delivered: bool) -> None:
@@ -155,15 +194,14 @@ class TurnTaker:
             if following.catching_up is None:
                 following.catching_up = loop.run_in_executor(
                     self._engine_pool, follow, following.machine, following.state, following.role_index,
-                    list(following.pending))
+                    list(following.pending), follow_time_limit(match.start.play_clock))
             job = following.catching_up
-            try:
-                results, error = await asyncio.wait_for(asyncio.shield(job),
-                                                        timeout=max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                log.error("PLAY match=%s: our engine is still computing the new state at the deadline",
-                          match.match_id)
+            await wait_until(deadline, self.is_stopping, job)
+            if not job.done():
+                log.error("PLAY match=%s: our engine is still computing the new state %s", match.match_id,
+                          "and the player is stopping" if self.stopping else "at the deadline")
                 return False
+            results, error = job.result()
             if following.catching_up is job:
                 following.catching_up = None
                 self.take_states(match, results)
@@ -205,19 +243,41 @@ class TurnTaker:
                     len(following.pending), turn.time_used, turn.margin_left)
         return "nil" if move is None else str(move)
 
-    async def _call_search(self, match: Match, function, *args, timeout: float):
-        """Run one call into the search in the search pool, under a timeout.
+    async def _advance(self, match: Match, steps: list, deadline: float) -> bool:
+        """Move the search's root to our current state by `steps`; True when it did in time."""
+        try:
+            return await self._call_search(match, _advance_search, match, steps,
+                                           timeout=max(0.0, deadline - time.monotonic()), interruptible=True)
+        except (asyncio.TimeoutError, SearchBusyError):
+            if self.stopping:
+                log.info("PLAY match=%s: the search's root change was cut short: the player is stopping",
+                         match.match_id)
+            else:
+                log.error("PLAY match=%s: the search did not take the new state in time", match.match_id)
+            return False
 
-        At most one such call per match is in flight: while a hung call holds
-        its thread, later ones fail at once (SearchBusyError) instead of taking
-        more threads, and the engine's own pool is never touched.
+    async def _call_search(self, match: Match, function, *args, timeout: float, interruptible: bool = False):
+        """Run one call into the search in the search pool, under a timeout
+        (cut short by a stop when `interruptible`).
+
+        At most one such call per match is in flight, and calls run in order:
+        a call waits for the one before it within its own timeout, and while a
+        hung call holds its thread later ones fail (SearchBusyError) instead
+        of taking more threads; the engine's own pool is never touched.
         """
         link = match.link
+        until = time.monotonic() + timeout
+        woken = self.is_stopping if interruptible else _never
         if link.call is not None and not link.call.done():
-            raise SearchBusyError(f"match {match.match_id}: the search is still busy with an earlier call")
+            await wait_until(until, woken, link.call)
+            if not link.call.done():
+                raise SearchBusyError(f"match {match.match_id}: the search is still busy with an earlier call")
         future = asyncio.get_running_loop().run_in_executor(self._search_pool, function, *args)
         link.call = future
-        return await asyncio.wait_for(asyncio.shield(future), timeout=timeout)
+        await wait_until(until, woken, future)
+        if not future.done():
+            raise asyncio.TimeoutError()
+        return future.result()
 
     async def _choose(self, match: Match, hard_limit: float) -> tuple[Optional[Term], ReplySource, dict]:
         """The move to send, where it came from, and the search's figures.
@@ -252,15 +312,18 @@ class TurnTaker:
         return move, ReplySource.SEARCH, stats
 
 
-def follow(machine: StateMachine, state: State, role: int, joint_moves: list[tuple[Term, ...]]):
+def follow(machine: StateMachine, state: State, role: int, joint_moves: list[tuple[Term, ...]],
+           time_limit: float = 0.0):
     """Apply joint moves from `state` (engine pool thread): per move (joint, state, our legal moves).
 
     Returns (what was done, the error that stopped it or None). Its Prolog
-    calls go ahead of the search's, so the fallback never waits for a playout.
+    calls go ahead of the search's, so the fallback never waits for a playout,
+    and each may take `time_limit` seconds when that is more than the engine's
+    own limit (`follow_time_limit`).
     """
     done = []
     try:
-        with urgent_calls():
+        with urgent_calls(at_least=time_limit):
             for joint in joint_moves:
                 state = machine.next_state(state, joint)
                 legal = () if machine.is_terminal(state) else tuple(machine.legal_moves(state, role))
@@ -284,20 +347,33 @@ def new_following(machine: StateMachine, role_index: int, roles: tuple[Term, ...
     return Following(machine, role_index, roles, state, legal, rng.choice(legal) if legal else None)
 
 
-def _advance_search(match: Match, steps: list) -> None:
+def _advance_search(match: Match, steps: list) -> bool:
     """Move the search's root by each (joint move, state, our legal moves) in
-    turn (search pool thread); a failure leaves the fallback to play."""
+    turn (search pool thread); False when there is no search or it failed
+    (the fallback then plays)."""
     link = match.link
     if link.search is None:
-        return
+        return False
     try:
         for joint_move, state, legal in steps:
             link.search.advance(joint_move, state, legal_moves=legal)
     except Exception as error:
         log.error("match=%s: the search failed to advance (%s); the fallback move will play",
                   match.match_id, error)
-        return
-    link.current = True
+        return False
+    return True
+
+
+def _never() -> bool:
+    return False
+
+
+def _answer_known(search: Search) -> bool:
+    """The search's `answer_ready`, False when it fails (the deadline then rules)."""
+    try:
+        return bool(search.answer_ready())
+    except Exception:
+        return False
 
 
 def _quietly(function) -> None:

@@ -12,6 +12,13 @@ the propnet within `engines.propnet_budget` of the start clock) in a pool thread
 the reply is `ready` at the start clock's deadline even if that is not done (the
 first PLAY waits for it), and `busy` when the game cannot be played at all.
 
+Stopping (`close`, on SIGTERM): every wait ends at once (a PLAY waiting for its
+deadline answers with the best move known, a START waiting for its compile
+answers), every match is aborted, its search stopped and its record written,
+all within a grace of a couple of seconds whatever the clocks; work that
+outlives the grace (a compile, a slow engine step) is left behind and the
+record says what was known.
+
 This module knows nothing of HTTP; the server turns replies and errors into
 responses.
 """
@@ -23,6 +30,7 @@ import collections
 import concurrent.futures
 import logging
 import random
+import threading
 import time
 from typing import Callable, Optional
 
@@ -34,10 +42,11 @@ from ..search.interface import Search
 from ..search.registry import make_search
 from .config import PlayerConfig
 from .match import Match, MatchStatus
-from .play import MatchError, StartFailedError, TurnTaker, new_following, safe_stats
+from .play import MatchError, StartFailedError, TurnTaker, new_following, safe_stats, wait_until
 from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, Play, Preview, ProtocolError, Start, Stop, \
     info_reply, safe_name
-from .records import state_text, write_record
+from .board_view import current_position
+from .records import MatchRecord, load_record, record_filename, state_text, write_record
 from .timing import AdaptiveMargin
 
 log = logging.getLogger(__name__)
@@ -47,12 +56,19 @@ SearchFactory = Callable[[StateMachine, int], Search]
 
 __all__ = ["MatchError", "Player", "PlayerConfig"]
 
+#: Seconds `close` may take by default: a container's stop waits 10 s before
+#: it kills, and the replies in flight must reach the manager before that.
+CLOSE_GRACE_S = 1.2
+#: The end of the grace kept for writing records once the waits are over.
+RECORDING_S = 0.3
+
 
 class Player:
     """Plays the matches a game manager starts; one instance per server.
 
     `engine_factory` and `search_factory` replace the configured engine and
-    search (tests put slow or broken ones in their place).
+    search (tests put slow or broken ones in their place); `records_problem` is
+    why the records folder cannot be written, shown on the status page.
     """
 
     def __init__(
@@ -60,14 +76,18 @@ class Player:
         config: PlayerConfig = PlayerConfig(),
         engine_factory: Optional[EngineFactory] = None,
         search_factory: Optional[SearchFactory] = None,
+        records_problem: Optional[str] = None,
     ):
         self.config = config
+        #: why the records folder cannot be written (checked by `serve` at start), or None
+        self.records_problem = records_problem
         self.name = safe_name(config.name)
         self._engine_factory = engine_factory
         self._search_factory = search_factory
         self._rng = random.Random(config.seed)
         self._matches: dict[str, Match] = {}
         self._finished: collections.deque[dict] = collections.deque(maxlen=20)
+        self._records: collections.deque[MatchRecord] = collections.deque(maxlen=20)
         self._cleanups: set[asyncio.Task] = set()
         # Engine work (compile, apply a move, clean up) and calls into the search
         # use separate pools, so a search that hangs cannot starve the engine.
@@ -80,11 +100,25 @@ class Player:
         self.messages_handled = 0
         self.margins = AdaptiveMargin(base=config.safety_margin)
         self._turns = TurnTaker(config, self.margins, self._rng, self._pool, self._search_pool)
+        #: when `close` must be done (time.monotonic()), once it has begun
+        self._close_by: Optional[float] = None
 
     def _next_seed(self) -> Optional[int]:
         return None if self.config.seed is None else self._rng.randrange(2**31)
 
     # ------------------------------------------------------------------ public
+
+    @property
+    def stopping(self) -> bool:
+        """True once `close` (or `begin_shutdown`) has been called."""
+        return self._turns.stopping
+
+    def begin_shutdown(self) -> None:
+        """Wake every waiting PLAY and START (they answer at once) and refuse new
+        matches; `close` does the rest. Safe to call more than once."""
+        if not self._turns.stopping:
+            log.info("stopping: %d match(es) in progress will be aborted and recorded", len(self._matches))
+        self._turns.stopping = True
 
     @property
     def busy(self) -> bool:
@@ -146,27 +180,62 @@ class Player:
             "max_matches": self.config.max_matches,
             "messages_handled": self.messages_handled,
             "timing": self.margins.snapshot(),
-            "matches": [{**m.summary(), "search": safe_stats(m.link.search)} for m in self._matches.values()],
+            "records": {"folder": None if self.config.record_dir is None else str(self.config.record_dir),
+                        "problem": self.records_problem},
+            "matches": [{**m.summary(), "search": safe_stats(m.link.search), "position": current_position(m)}
+                        for m in self._matches.values()],
             "finished": list(self._finished),
         }
+
+    def finished_record(self, match_id: str) -> Optional[MatchRecord]:
+        """The record of a finished match, to replay: one of the last ones in
+        memory, else the one in the records folder; None when neither has it."""
+        for record in self._records:
+            if record.match_id == match_id:
+                return record
+        if self.config.record_dir is None:
+            return None
+        path = self.config.record_dir / record_filename(match_id, ".player")
+        try:
+            record = load_record(path)
+        except (OSError, ValueError, KeyError):
+            return None
+        return record if record.match_id == match_id else None
 
     async def wait_idle(self) -> None:
         """Wait until every finished match has been cleaned up and recorded."""
         while self._cleanups:
             await asyncio.gather(*list(self._cleanups), return_exceptions=True)
 
-    async def close(self) -> None:
-        """Abort every match, wait for the clean-ups, free the thread pool."""
+    async def close(self, grace: float = CLOSE_GRACE_S) -> None:
+        """Stop within `grace` seconds: the replies in flight go out at once,
+        every match is aborted (its search stopped, its record written), the
+        thread pools are freed. Work still running after the grace (a compile,
+        a slow engine step) is left to finish on its own."""
+        began = time.monotonic()
+        self.begin_shutdown()
+        # the clean-ups stop waiting for work in progress a little before the
+        # grace ends, so that they still write their records within it
+        self._close_by = began + max(0.0, grace - RECORDING_S)
         for match in list(self._matches.values()):
             await self._finish(match, None, MatchStatus.ABORTED, ABORTED, time.monotonic())
-        await self.wait_idle()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.wait_idle()),
+                                   timeout=max(0.05, began + grace - time.monotonic()))
+        except asyncio.TimeoutError:
+            log.error("stopping: %d clean-up(s) still running after %.1f s; not waiting for them",
+                      len(self._cleanups), grace)
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._search_pool.shutdown(wait=False, cancel_futures=True)
+        log.info("stopped in %.3f s", time.monotonic() - began)
 
     # ------------------------------------------------------------------ START
 
     async def _start(self, message: Start, received: float) -> str:
         self._evict_abandoned(received)
+        if self.stopping:
+            log.warning("START match=%s: the player is stopping, replying busy", message.match_id)
+            return BUSY
         if message.match_id in self._matches:
             log.warning("START match=%s: already in this match, replying busy", message.match_id)
             return BUSY
@@ -179,13 +248,14 @@ class Player:
         self._matches[message.match_id] = match
         match.ready = loop.run_in_executor(self._pool, self._compile, match)
         deadline = received + message.start_clock - self.margins.margin(message.start_clock)
-        try:
-            await asyncio.wait_for(asyncio.shield(match.ready), timeout=max(0.0, deadline - time.monotonic()))
-        except asyncio.TimeoutError:
-            log.warning("START match=%s role=%s: still compiling at the start clock, replying ready",
-                        match.match_id, match.role_text)
+        await wait_until(deadline, self._turns.is_stopping, match.ready)
+        if not match.ready.done():
+            log.warning("START match=%s role=%s: still compiling %s, replying ready", match.match_id,
+                        match.role_text, "as the player stops" if self.stopping else "at the start clock")
             match.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # no "never retrieved" noise
             return READY
+        try:
+            match.ready.result()
         except Exception as error:
             self._matches.pop(message.match_id, None)
             self._finished.appendleft({**match.summary(), "status": MatchStatus.FAILED.value,
@@ -275,41 +345,93 @@ class Player:
         task.add_done_callback(self._cleanups.discard)
 
     async def _cleanup(self, match: Match, moves, status: MatchStatus) -> None:
-        """Stop the search, free the engine, write the record (off the event loop)."""
+        """Stop the search, free the engine, write the record (off the event loop).
+
+        Each wait (the START's compile, a slow engine step, the release) ends
+        at the grace once the player is closing; the record then holds what was
+        known, and a compile that finishes later is released on its own.
+        """
         match.status = status
         if match.ready is not None:
-            try:
-                await match.ready
-            except Exception:
-                pass  # a match that never started has nothing to free
+            if not await self._within_grace(match.ready):
+                log.error("match=%s: still compiling as the player stops; released when it is done",
+                          match.match_id)
+                match.ready.add_done_callback(_release_when_compiled(match))
+                await self._write_record(match, None)
+                return
+            if not match.ready.cancelled():
+                match.ready.exception()  # a match that never started has nothing to free
         async with match.lock:
             loop = asyncio.get_running_loop()
             following = match.following
             if following is not None and following.catching_up is not None:
                 # a slow step: let it finish, keep its states
                 job, following.catching_up = following.catching_up, None
-                try:
-                    results, error = await job
-                    self._turns.take_states(match, results)
-                    if error is not None:
+                if await self._within_grace(job):
+                    try:
+                        results, error = job.result()
+                        self._turns.take_states(match, results)
+                        if error is not None:
+                            self._turns.lose_track(match, error)
+                    except Exception as error:  # noqa: BLE001
                         self._turns.lose_track(match, error)
-                except Exception as error:  # noqa: BLE001
-                    self._turns.lose_track(match, error)
-            try:
-                goals = await loop.run_in_executor(self._pool, _release, match, moves)
-            except Exception as error:
-                log.error("match=%s: clean-up failed: %s", match.match_id, error)
-                goals = None
-        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time()}
+                else:
+                    log.error("match=%s: our engine is still computing a state as the player stops; "
+                              "the record ends before it", match.match_id)
+            goals = None
+            release = loop.run_in_executor(self._pool, _release, match, moves)
+            if await self._within_grace(release):
+                try:
+                    goals = release.result()
+                except Exception as error:
+                    log.error("match=%s: clean-up failed: %s", match.match_id, error)
+            else:
+                log.error("match=%s: the search or the engine did not stop within the grace", match.match_id)
+                release.add_done_callback(lambda f: f.cancelled() or f.exception())
+        await self._write_record(match, goals)
+
+    async def _write_record(self, match: Match, goals: Optional[list[int]]) -> None:
+        """Keep the summary for the status page and write the record (inline
+        once the player is closing: the pool may be busy with work left behind)."""
+        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time(),
+                   "position": current_position(match)}
         self._finished.appendleft(summary)
-        if self.config.record_dir is not None:
-            try:
-                record = match.record(self.name, self.config.search, goals)
+        record = match.record(self.name, self.config.search, goals)
+        if self.stopping and match.status is MatchStatus.ABORTED:
+            record.abort_reason = "the player was stopped during the match"
+        self._records.appendleft(record)
+        if self.config.record_dir is None:
+            return
+        try:
+            if self.stopping:
+                path = write_record(record, self.config.record_dir, ".player")
+            else:
                 path = await asyncio.get_running_loop().run_in_executor(
                     self._pool, write_record, record, self.config.record_dir, ".player")
-                log.info("match=%s: record written to %s", match.match_id, path)
-            except OSError as error:
-                log.error("match=%s: cannot write the record: %s", match.match_id, error)
+            log.info("match=%s: record written to %s", match.match_id, path)
+        except OSError as error:
+            log.error("match=%s: cannot write the record: %s", match.match_id, error)
+
+    async def _within_grace(self, job: asyncio.Future) -> bool:
+        """Wait for `job`; once the player is closing, no longer than its grace.
+        True when the job is done."""
+        await wait_until(float("inf"), self._grace_over, job)
+        return job.done()
+
+    def _grace_over(self) -> bool:
+        return self._close_by is not None and time.monotonic() >= self._close_by
+
+
+def _release_when_compiled(match: Match) -> Callable[[asyncio.Future], None]:
+    """A callback for a compile that outlived the player's close: release what it
+    built (the search's thread, the engine) in a thread of its own."""
+
+    def release(future: asyncio.Future) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        threading.Thread(target=_release, args=(match, None), name="late-release", daemon=True).start()
+
+    return release
 
 
 def _release(match: Match, moves) -> Optional[list[int]]:

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ..folders import write_problem
+
 #: The error codes a record uses, as ggp.org's archive does.
 TIMEOUT = "TO"
 COMMUNICATION_ERROR = "CE"
@@ -142,6 +144,21 @@ def write_record(record: MatchRecord, directory: Path, suffix: str = "") -> Path
     temporary.write_text(json.dumps(record.to_json(), indent=1), encoding="utf-8")
     os.replace(temporary, path)
     return path
+
+
+def records_folder_problem(directory: Optional[Path]) -> Optional[str]:
+    """Why no record can be written to `directory`, as one line for the log and
+    the status page; None when records can be written there (or none is asked for).
+
+    The server checks at start, so a folder it may not write (a volume owned by
+    root, a read-only mount) is reported once, up front, not match after match.
+    """
+    if directory is None:
+        return None
+    problem = write_problem(Path(directory))
+    if problem is None:
+        return None
+    return f"cannot write match records to {directory}: {problem}; matches are played but not recorded"
 
 
 def load_record(path: Path) -> MatchRecord:

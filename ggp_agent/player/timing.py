@@ -21,6 +21,23 @@ from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
+#: Play clocks one query of our own engine may run while following the match.
+FOLLOW_CLOCKS = 4.0
+
+
+def follow_time_limit(play_clock: float) -> float:
+    """Seconds one query of the player's engine may take while it follows the
+    match (a joint move applied, our legal moves there): a few play clocks, so
+    that a step slower than a clock is caught up over the next PLAYs (stale
+    replies meanwhile) instead of ending our view of the match; only a step
+    slower than that counts as runaway. The engine's own limit applies when
+    it is longer.
+
+    >>> follow_time_limit(30.0), follow_time_limit(0.5)
+    (120.0, 2.0)
+    """
+    return FOLLOW_CLOCKS * play_clock
+
 
 @dataclass
 class AdaptiveMargin:

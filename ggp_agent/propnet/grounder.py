@@ -42,7 +42,7 @@ import numpy as np
 
 from ..gdl.analysis import sentence_of, strongly_connected_components
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Rule, Term, Variable, relation_key
+from ..gdl.terms import Compound, Rule, Term, Variable, parenthesized_names, relation_key
 from ..gdl.validate import ValidatedGame
 from ..reasoner import prolog_terms as pt
 from ..reasoner import swipl
@@ -164,7 +164,7 @@ def ground(
             factor=factor,
         )
         try:
-            result = thread.call(_run, job)
+            result = thread.call(_run_spelled, job, parenthesized_names(game.rules))
         finally:
             thread.call(_destroy, job)
         if isinstance(result, str):
@@ -237,6 +237,12 @@ def _call(job: _Job, name: str, args, read=None, where: str = ""):
         text = str(error)
         reason = text.split("ggp_ground(", 1)[1].rsplit(")", 1)[0] if "ggp_ground(" in text else text
         raise GroundingError(reason.replace("gdl:", ""), place, seconds) from None
+
+
+def _run_spelled(job: _Job, spelling: frozenset):
+    """`_run`, its atoms read back as the game's rules write them."""
+    with swipl.spelled(spelling):
+        return _run(job)
 
 
 def _run(job: _Job):

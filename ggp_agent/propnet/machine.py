@@ -13,6 +13,10 @@ where and why, so that the caller can fall back to the Prolog engine.
 
 GDL-II games (chance, percepts) are refused at once, before grounding: the
 network has no outputs for `sees` yet, so the engine choice gives them to Prolog.
+
+A role without a legal move in a state that is not terminal (a broken game,
+but matches go on: the manager sends `nil` for it) plays no input in
+`next_state`, as the Prolog engine applies a move that matches no `does`.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from ..gdl.terms import Term
 from ..gdl.validate import ValidatedGame
 from ..reasoner.statemachine import (
     DEFAULT_MAX_PLAYOUT_STEPS, IllegalMoveError, Playout, ReasonerError, State, StateMachine, WarnOnce,
-    one_goal_value,
+    no_legal_move_error, one_goal_value,
 )
 from . import state_kernels as kernels
 from .arrays import Net, new_rng, new_work, pack, planned
@@ -160,7 +164,10 @@ class PropnetStateMachine(StateMachine):
             for role, move in enumerate(joint_move):
                 code = self.move_codes.get(role, move)
                 if code is None:
-                    raise IllegalMoveError(f"{move} is never a legal move of {self._roles[role]} in this game")
+                    if self.legal_codes(state, role):
+                        raise IllegalMoveError(f"{move} is never a legal move of {self._roles[role]} in this game")
+                    # no legal move here (a broken game): the manager sends nil, and the role plays nothing
+                    code = kernels.NO_INPUT
                 self._joint[role] = code
             self._load(state)
             kernels.advance(self.net, self._work, self._joint)
@@ -193,6 +200,10 @@ class PropnetStateMachine(StateMachine):
     def close(self) -> None:
         """Nothing to free but memory, which the arrays give back when dropped."""
 
+    def known_fluents(self) -> Optional[frozenset]:
+        """Every fluent of the network: all that can ever be true."""
+        return frozenset(self.fluents)
+
     # -- beyond the protocol ------------------------------------------------------------
 
     def random_playout(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,
@@ -204,8 +215,11 @@ class PropnetStateMachine(StateMachine):
             self._load(state)
             steps = kernels.random_playout(self.net, self._work, rng, max_steps, codes)
             self._loaded = None
-            if steps < 0:
-                raise ReasonerError(f"a role has no legal move in a non-terminal state after {-1 - steps} joint moves")
+            if steps < 0:  # the kernel stopped in the state where a role has no move
+                stuck = self.state_from_words(kernels.current_state(self._work).copy())
+                role = next(r for r in range(self.net.n_roles)
+                            if kernels.legal_codes(self.net, self._work, r, self._legal_buffer) == 0)
+                raise no_legal_move_error(self._roles[role], stuck, -1 - steps)
             kernels.goals(self.net, self._work, self._goal_buffer)
             goals = tuple(self._goal_buffer[: self.net.n_roles].tolist())
             final = bool(kernels.is_terminal(self.net, self._work))

@@ -14,6 +14,7 @@ a code's role (mapping to GDL terms: `PropnetStateMachine.move_codes`).
     load_state(net, work, state_words)           -> None   make `state_words` current
     legal_codes(net, work, role, out)            -> int    role's legal codes into out[:n]
     advance(net, work, joint_codes)              -> None   current state -> next state
+                                                            (NO_INPUT: that role plays no move)
     is_terminal(net, work)                       -> bool
     goals(net, work, out)                        -> None   out[r] = goal of role r (0..100;
                                                             none 0, several: the highest)
@@ -42,6 +43,10 @@ import numpy as np
 from .bits import ONE, ZERO, lowest_bit_index, rand_below
 from .component_kernels import state_component, update_component
 from .jit import allocating_kernel, kernel
+
+#: The code of no move: a role without a legal move in a state that is not
+#: terminal (a broken game) plays it, as the manager's `nil` for that role.
+NO_INPUT = -1
 
 
 @kernel
@@ -238,8 +243,9 @@ def advance(net, work, joint_codes):
             if old >= 0:
                 work.value[base + old] = 0
                 _push(work.queued, work.stack, work.registers, base + old)
-            work.value[base + c] = 1
-            _push(work.queued, work.stack, work.registers, base + c)
+            if c >= 0:  # else NO_INPUT: no input proposition turns on
+                work.value[base + c] = 1
+                _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = c
     propagate(net, work)
     next_state = work.next_state

@@ -191,19 +191,30 @@ playout_loop(M, Roles, Step, MaxSteps, Steps, Final) :-
     ->  Steps = Step, Final = true
     ;   Step >= MaxSteps
     ->  Steps = Step, Final = false
-    ;   maplist(random_legal(M), Roles, Moves),
+    ;   maplist(random_legal(M, Step), Roles, Moves),
         current_next(M, Moves, Next),
         set_state(M, Next),
         Step1 is Step + 1,
         playout_loop(M, Roles, Step1, MaxSteps, Steps, Final)
     ).
 
-random_legal(M, Role, Move) :-
-    findall(Mv, M:'gdl:legal'(Role, Mv), Ms),
+%   A role without a legal move in a state that is not terminal (a broken
+%   game) ends the playout with error(no_legal_move(Role, Step, Fluents), _):
+%   the role, the joint moves played before, the state (Python words it).
+%   Uniform over the distinct legal moves: a move the rules derive in
+%   several ways is no likelier than the others (as the propnet draws).
+random_legal(M, Step, Role, Move) :-
+    findall(Mv, M:'gdl:legal'(Role, Mv), Ms0),
+    sort(Ms0, Ms),
     (   Ms == []
-    ->  throw(error(no_legal_move(Role), _))
+    ->  no_legal_move(M, Step, Role)
     ;   random_member(Move, Ms)
     ).
+
+no_legal_move(M, Step, Role) :-
+    findall(F, M:'gdl:true'(F), Fs),
+    sort(Fs, Fluents),
+    throw(error(no_legal_move(Role, Step, Fluents), _)).
 
 %!  random_playout_moves(+Module, +Fluents, +MaxSteps, -Goals, -Steps, -Final, -Record) is det.
 %   As random_playout/6, and Record lists the joint moves played, one list per
@@ -221,7 +232,7 @@ recorded_loop(M, Roles, Step, MaxSteps, Steps, Final, Record) :-
     ->  Steps = Step, Final = true, Record = []
     ;   Step >= MaxSteps
     ->  Steps = Step, Final = false, Record = []
-    ;   maplist(recorded_legal(M), Roles, Moves, Items),
+    ;   maplist(recorded_legal(M, Step), Roles, Moves, Items),
         current_next(M, Moves, Next),
         set_state(M, Next),
         Step1 is Step + 1,
@@ -229,11 +240,11 @@ recorded_loop(M, Roles, Step, MaxSteps, Steps, Final, Record) :-
         recorded_loop(M, Roles, Step1, MaxSteps, Steps, Final, Rest)
     ).
 
-recorded_legal(M, Role, Move, Item) :-
+recorded_legal(M, Step, Role, Move, Item) :-
     findall(Mv, M:'gdl:legal'(Role, Mv), Ms0),
     sort(Ms0, Ms),
     (   Ms == []
-    ->  throw(error(no_legal_move(Role), _))
+    ->  no_legal_move(M, Step, Role)
     ;   Ms = [Only]
     ->  Move = Only, Item = f(Only)
     ;   random_member(Move, Ms), Item = c(Move)
@@ -301,7 +312,7 @@ bounded_loop(M, Roles, Step, MaxSteps, Stop, Steps, Outcome) :-
     ->  Steps = Step, Outcome = step_limit
     ;   Step > 0, get_time(Now), Now >= Stop
     ->  Steps = Step, Outcome = budget
-    ;   maplist(random_legal(M), Roles, Moves),
+    ;   maplist(random_legal(M, Step), Roles, Moves),
         current_next(M, Moves, Next),
         set_state(M, Next),
         Step1 is Step + 1,

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from ..gdl import load_game
-from ..gdl.terms import Term
+from ..gdl.terms import Term, parenthesized_names
 from ..gdl.validate import ValidatedGame
 from . import prolog_terms as pt
 from . import swipl
 from .compile import CompiledGame, compile_game
 from .movecodes import MoveCodes
 from .prolog_query import call_predicate
-from .prolog_thread import PrologThread
+from .prolog_thread import PrologThread, caller_time_limit
 from .statemachine import (
     DEFAULT_MAX_PLAYOUT_STEPS, IllegalMoveError, NextInfo, Playout, PlayoutOutcome, PlayoutProgress,
     ReasonerError, RecordedPlayout, State, StateMachine, WarnOnce, bench_report, one_goal_value, sorted_moves,
@@ -65,6 +65,7 @@ class PrologStateMachine(StateMachine):
             self.module = f"ggp_game_{next(_module_counter)}"
         self._warn_goal = WarnOnce(log, self.module)
         self._compiled = compile_game(game)
+        self._spelling = parenthesized_names(game.rules)
         self._closed = False
         self._thread.call(self._load, self._compiled, load_time_limit)
         self._initial: Optional[State] = None
@@ -279,14 +280,13 @@ class PrologStateMachine(StateMachine):
         if self._closed:
             raise ReasonerError("this state machine is closed")
         module_atom = swipl.atoms.atom
+        if time_limit is None:
+            time_limit = caller_time_limit(self.query_time_limit)
 
         def run():
             fillers = [lambda ref: swipl.api.put_atom(ref, module_atom(self.module))] + args
-            return call_predicate(
-                _RUNTIME, name, fillers,
-                self.query_time_limit if time_limit is None else time_limit,
-                read,
-            )
+            with swipl.spelled(self._spelling):  # terms read back as the rules write them
+                return call_predicate(_RUNTIME, name, fillers, time_limit, read)
 
         return self._thread.call(run)
 

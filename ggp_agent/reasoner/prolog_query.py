@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from . import swipl
-from .statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
+from .statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout, no_legal_move_error
 
 #: Longest error text we keep from a Prolog exception (resource errors carry
 #: whole stack dumps).
@@ -101,6 +101,11 @@ def _run_predicate():
 
 
 def _reasoner_error(exception_ref: int) -> ReasonerError:
+    """A Prolog exception as one of the reasoner's errors, in plain words where
+    our runtime threw it on purpose (`no_legal_move`)."""
+    dead_end = _no_legal_move(exception_ref)
+    if dead_end is not None:
+        return dead_end
     text = swipl.get_text(exception_ref)
     if len(text) > _EXCEPTION_TEXT_LIMIT:
         text = text[:_EXCEPTION_TEXT_LIMIT] + "..."
@@ -109,3 +114,28 @@ def _reasoner_error(exception_ref: int) -> ReasonerError:
     if "resource_error" in text:
         return ReasonerResourceError(f"Prolog ran out of a bounded resource: {text}")
     return ReasonerError(f"Prolog raised: {text}")
+
+
+def _no_legal_move(exception_ref: int) -> Optional[ReasonerError]:
+    """`error(no_legal_move(Role, Step, Fluents), _)` from the runtime's playouts
+    as a NoLegalMoveError that names the role, the step and the state; else None."""
+    api = swipl.api
+    formal = api.new_term_ref()
+    if not api.get_arg(1, exception_ref, formal):
+        return None
+    name = swipl.atom_t()
+    arity = swipl.c_size_t()
+    if not api.get_name_arity(formal, swipl.byref(name), swipl.byref(arity)):
+        return None
+    if swipl.atoms.name(name.value) != "no_legal_move" or arity.value != 3:
+        return None
+    parts = api.new_term_refs(3)
+    for index in range(3):
+        api.get_arg(index + 1, formal, parts + index)
+    try:
+        role = swipl.get_term(parts)
+        steps = swipl.get_int(parts + 1)
+        state = [swipl.get_term(item) for item in swipl.get_list(parts + 2)]
+    except (ValueError, swipl.TermTooDeep):
+        return None
+    return no_legal_move_error(role, state, steps)

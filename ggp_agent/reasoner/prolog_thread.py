@@ -43,23 +43,35 @@ URGENT = 0
 NORMAL = 1
 
 class _Caller(threading.local):
-    """The calling thread's urgency (NORMAL until `urgent_calls` says otherwise)."""
+    """The calling thread's urgency (NORMAL until `urgent_calls` says otherwise),
+    and the least time limit its queries get (0: the engine's own)."""
 
     urgency = NORMAL
+    time_limit = 0.0
 
 
 _caller = _Caller()
 
 
 @contextlib.contextmanager
-def urgent_calls():
-    """Prolog calls made by this thread in the block go ahead of waiting normal ones."""
-    previous = _caller.urgency
+def urgent_calls(at_least: float = 0.0):
+    """Prolog calls made by this thread in the block go ahead of waiting normal
+    ones, and each query may run `at_least` seconds when that is longer than
+    its engine's limit (the player following the match: a step slower than
+    the engine's limit but within a few play clocks is caught up, not lost)."""
+    previous = _caller.urgency, _caller.time_limit
     _caller.urgency = URGENT
+    _caller.time_limit = max(at_least, previous[1])
     try:
         yield
     finally:
-        _caller.urgency = previous
+        _caller.urgency, _caller.time_limit = previous
+
+
+def caller_time_limit(limit: float) -> float:
+    """The time limit of a query made by this thread: `limit` (the engine's),
+    raised to what an enclosing `urgent_calls(at_least=...)` allows."""
+    return max(limit, _caller.time_limit)
 
 
 class PrologThread:

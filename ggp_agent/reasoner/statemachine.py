@@ -30,7 +30,7 @@ import enum
 import logging
 import random
 import time
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 from ..gdl import RANDOM_ROLE
 from ..gdl.terms import Term
@@ -63,6 +63,26 @@ class IllegalMoveError(ReasonerError):
 
 class NoLegalMoveError(ReasonerError):
     """A role has no legal move in a state that is not terminal (a broken game)."""
+
+
+#: Longest state text an error message quotes.
+_STATE_TEXT_LIMIT = 600
+
+
+def no_legal_move_error(role: Term, state: Iterable[Term], steps: Optional[int] = None) -> NoLegalMoveError:
+    """The words for a broken game's dead end, the same from every engine: the
+    role, how many joint moves the playout had played, and the state.
+
+    >>> from ggp_agent.gdl import parse_term
+    >>> print(no_legal_move_error(parse_term("x"), [parse_term("(step 2)")], 2))
+    role x has no legal move in a state that is not terminal (a broken game), after 2 joint moves of a random playout; the state: ((step 2))
+    """
+    text = "(" + " ".join(sorted(str(fluent) for fluent in state)) + ")"
+    if len(text) > _STATE_TEXT_LIMIT:
+        text = text[:_STATE_TEXT_LIMIT] + " ...)"
+    where = "" if steps is None else f", after {steps} joint move{'' if steps == 1 else 's'} of a random playout"
+    return NoLegalMoveError(f"role {role} has no legal move in a state that is not terminal (a broken game)"
+                            f"{where}; the state: {text}")
 
 
 class NextInfo(NamedTuple):
@@ -183,6 +203,13 @@ class StateMachine(abc.ABC):
 
     # -- helpers built on them (an engine may override them to go faster) ------------
 
+    def known_fluents(self) -> Optional[frozenset]:
+        """Every fluent that can be true in some state, when the engine knows
+        them without playing (a propnet's propositions); None when it does not
+        (a caller then looks at the states it has met). For game analysis such
+        as finding a board (`gdl.board`)."""
+        return None
+
     def legal_codes(self, state: State, role: int) -> tuple[int, ...]:
         """The move codes of `legal_moves(state, role)` (same order)."""
         code = self.move_codes.code
@@ -204,7 +231,7 @@ class StateMachine(abc.ABC):
         for role in range(len(self.roles)):
             moves = self.legal_moves(state, role)
             if not moves:
-                raise NoLegalMoveError(f"role {self.roles[role]} has no legal move in a state that is not terminal")
+                raise no_legal_move_error(self.roles[role], state)
             joint.append((rng.choice(moves), len(moves) > 1))
         return joint
 

@@ -14,10 +14,12 @@ Everything in this module must run on the one Prolog thread
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import sys
+import threading
 from ctypes import POINTER, byref, c_char_p, c_int, c_int64, c_size_t, c_uint, c_void_p
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from ..gdl.terms import Compound, Symbol, Term, Variable
 
@@ -244,6 +246,26 @@ class TermTooDeep(ValueError):
     """A Prolog term nested deeper than MAX_TERM_DEPTH."""
 
 
+class _Spelling(threading.local):
+    #: constants the current game's rules write as `(name)` (`gdl.parenthesized_names`)
+    names: frozenset = frozenset()
+
+
+_spelling = _Spelling()
+
+
+@contextlib.contextmanager
+def spelled(names: frozenset) -> Iterator[None]:
+    """Within this block (on this thread), terms read back give the constants in
+    `names` their parenthesized spelling, as the game's rules write them."""
+    before = _spelling.names
+    _spelling.names = names
+    try:
+        yield
+    finally:
+        _spelling.names = before
+
+
 def get_term(ref: int, depth: int = 0) -> Term:
     """Read a ground Prolog term back as a GDL term (atoms and integers to symbols)."""
     if depth > MAX_TERM_DEPTH:
@@ -252,7 +274,8 @@ def get_term(ref: int, depth: int = 0) -> Term:
     if kind == PL_ATOM or kind == PL_NIL:
         handle = atom_t()
         api.get_atom(ref, byref(handle))
-        return Symbol(atoms.name(handle.value))
+        name = atoms.name(handle.value)
+        return Symbol(name, parenthesized=name in _spelling.names)
     if kind == PL_TERM or kind == PL_LIST_PAIR:
         name = atom_t()
         arity = c_size_t()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ..engines import ENGINES
 from ..gdl import ValidatedGame
@@ -129,7 +129,23 @@ _SPEC_KEYS = {
 }
 
 
-async def play_match(
+@dataclass(frozen=True)
+class PlayedMatch:
+    """One match's records: the controller's, and each seat's own, in seat order:
+    an in-process player's record of its turns with its search's figures, None
+    for a player at an address (we cannot ask it)."""
+
+    record: MatchRecord
+    player_records: tuple[Optional[MatchRecord], ...]
+
+
+async def play_match(game: ValidatedGame, seats: Sequence[PlayerSpec], start_clock: float, play_clock: float,
+                     **options: Any) -> MatchRecord:
+    """One match over HTTP; the controller's record (options as `play_match_with_players`)."""
+    return (await play_match_with_players(game, seats, start_clock, play_clock, **options)).record
+
+
+async def play_match_with_players(
     game: ValidatedGame,
     seats: Sequence[PlayerSpec],
     start_clock: float,
@@ -141,15 +157,17 @@ async def play_match(
     seed: Optional[int] = None,
     engine: str = "prolog",
     grace: Optional[float] = None,
-) -> MatchRecord:
-    """One match over HTTP: start the in-process players, run the controller, stop them."""
+) -> PlayedMatch:
+    """One match over HTTP: start the in-process players, run the controller, stop
+    them, and collect the in-process players' own records of it."""
     if any(spec.config is not None and spec.config.search in RULES for spec in seats):
         ensure_warm()  # compiled kernels in memory before any START of this process
-    servers: list[RunningServer] = []
+    servers: list[Optional[RunningServer]] = []
     try:
         addresses = []
         for spec in seats:
             if spec.is_remote:
+                servers.append(None)
                 addresses.append(spec.address)
             else:
                 server = await start_server(Player(spec.config), "127.0.0.1", 0)
@@ -161,6 +179,10 @@ async def play_match(
             engine=engine, record_dir=record_dir, seed=seed,
             player_names=[spec.label for spec in seats], **options,
         )
-        return await controller.run()
+        record = await controller.run()
     finally:
-        await asyncio.gather(*(server.stop() for server in servers), return_exceptions=True)
+        running = [server for server in servers if server is not None]
+        await asyncio.gather(*(server.stop() for server in running), return_exceptions=True)
+    # stop() waited for every clean-up: the players' records are written
+    return PlayedMatch(record, tuple(None if server is None else server.player.finished_record(record.match_id)
+                                     for server in servers))

@@ -3,8 +3,9 @@
 Each match is a task: the game's text, the players in seat (role) order, the
 clocks. A task runs in a worker process (a local process pool, one worker per
 core by default) or on a Dask cluster, and plays one full match over HTTP
-through the GameController (`lineup.play_match`); it returns the record, and the
-driver writes every record, a JSON summary, a CSV of the matches and a PNG plot.
+through the GameController (`lineup.play_match_with_players`); it returns the record, and the
+driver writes every record, a JSON summary, a CSV of the matches and a PNG plot
+(when matplotlib is installed: the `plots` extra; the agent itself needs none).
 
 Seats rotate: in match i, seat r (the game's r-th role) goes to player
 (i + r) mod P, so with two players in a two-role game they alternate sides.
@@ -23,6 +24,11 @@ arguments, which is all a match task needs. Ray brings a large binary runtime
 memory on a 2-core machine, for features (actors, object store) a tournament
 does not use. A Dask worker is a long-lived process, so its Prolog engine
 starts once and serves every match the worker plays.
+
+Why tqdm for the progress bar (not rich): it does this one job, in a pure
+Python wheel of about 80 KB with no dependency, and handles terminal width,
+rates and time estimates; rich is a whole terminal renderer (with pygments and
+markdown-it) for a single line.
 """
 
 from __future__ import annotations
@@ -30,23 +36,31 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import csv
+import itertools
 import json
+import logging
 import math
 import multiprocessing
 import os
 import sys
 import time
 import traceback
+import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence, TextIO
 
 from ..gdl import load_game
 from ..player.records import MatchRecord, write_record
-from .lineup import parse_player_spec, play_match
+from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
+
+log = logging.getLogger(__name__)
 
 #: z for a two-sided 95% interval.
 _Z95 = 1.959963984540054
+
+#: Tasks handed to each worker ahead of time (one playing, one waiting).
+_IN_FLIGHT_PER_WORKER = 2
 
 
 @dataclass(frozen=True)
@@ -68,15 +82,26 @@ class MatchTask:
 
 def run_match_task(task: MatchTask) -> dict:
     """Play one match (in a worker process); returns its record as JSON, or the failure."""
+    return play_task(task, _controller_record)
+
+
+def _controller_record(played: PlayedMatch) -> dict:
+    return {"record": played.record.to_json()}
+
+
+def play_task(task: MatchTask, report: Callable[[PlayedMatch], dict]) -> dict:
+    """Play one match (in a worker process); `report` turns what was played into
+    the plain data the driver gets back. A failure is reported, never raised: the
+    run goes on. Every task function (`run_match_task`, the experiment's) is this."""
     began = time.monotonic()
     try:
         game = load_game(task.game_text)
         seats = [replace(parse_player_spec(text), label=label) for text, label in zip(task.seats, task.labels)]
-        record = asyncio.run(play_match(
+        played = asyncio.run(play_match_with_players(
             game, seats, task.start_clock, task.play_clock, match_id=task.match_id,
             game_name=task.game_name, seed=task.seed, engine=task.engine,
         ))
-        return {"index": task.index, "record": record.to_json(), "seconds": time.monotonic() - began,
+        return {"index": task.index, **report(played), "seconds": time.monotonic() - began,
                 "worker": os.getpid()}
     except Exception as error:  # reported as a failed match, the tournament goes on
         return {"index": task.index, "failure": f"{type(error).__name__}: {error}",
@@ -206,8 +231,9 @@ def run_tournament(
     engine: str = "prolog",
     progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
 ) -> TournamentResult:
-    """Play `games` matches and write tournament.json, matches.csv, winrate.png and
-    the match records under `out_dir`. `cluster` is a Dask scheduler address."""
+    """Play `games` matches and write tournament.json, matches.csv, winrate.png (with
+    matplotlib) and the match records under `out_dir`. `cluster` is a Dask scheduler
+    address; `progress(done, games, result)` is called at the start and after each match."""
     specs = [parse_player_spec(text) for text in players]  # fail before any process starts
     if workers is None and not cluster and any(spec.is_remote for spec in specs):
         workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
@@ -234,7 +260,9 @@ def run_tournament(
     records_dir = out_dir / "records"
     began = time.monotonic()
     done = 0
-    for outcome in _outcomes(tasks, workers, cluster):
+    if progress is not None:
+        progress(done, games, result)
+    for outcome in run_tasks(tasks, workers, cluster):
         done += 1
         _absorb(result, tasks[outcome["index"]], outcome, records_dir)
         if progress is not None:
@@ -245,25 +273,72 @@ def run_tournament(
     return result
 
 
-def _outcomes(tasks: list[MatchTask], workers: Optional[int], cluster: Optional[str]):
+def run_tasks(tasks: Sequence[MatchTask], workers: Optional[int], cluster: Optional[str],
+              function: Callable[[MatchTask], dict] = run_match_task) -> Iterator[dict]:
+    """Run `function` on every task, on a Dask cluster (`cluster`, the scheduler's
+    address) or on a local process pool of `workers`; yield each result as it comes.
+
+    A few tasks per worker are in flight at a time, the rest wait here: a long
+    run does not hand the cluster thousands of games' texts at once, and a run
+    that is stopped leaves the unstarted tasks unstarted. `function` is a
+    module-level function (it travels by name).
+    """
+    pending = iter(tasks)
     if cluster:
         try:
             from distributed import Client, as_completed
         except ImportError:
             raise RuntimeError("a cluster needs Dask's distributed: pip install 'ggp-agent[cluster]'") from None
 
+        run = uuid.uuid4().hex[:8]  # keys unique to this run: a rerun may play the same match ids
         with Client(cluster, timeout="30s") as client:
-            futures = [client.submit(run_match_task, task, pure=False, key=f"{task.match_id}")
-                       for task in tasks]
-            for future in as_completed(futures):
+            def submit(task: MatchTask):
+                return client.submit(function, task, pure=False, key=f"{task.match_id}-{run}")
+
+            slots = _IN_FLIGHT_PER_WORKER * max(1, sum(client.nthreads().values()))
+            running = as_completed([submit(task) for task in itertools.islice(pending, slots)])
+            for future in running:
+                following = next(pending, None)
+                if following is not None:
+                    running.add(submit(following))
                 yield future.result()
         return
+    count = workers or os.cpu_count() or 1
     context = multiprocessing.get_context("spawn")  # no fork: the parent may hold Prolog and threads
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
-                                                mp_context=context) as pool:
-        futures = [pool.submit(run_match_task, task) for task in tasks]
-        for future in concurrent.futures.as_completed(futures):
-            yield future.result()
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context)
+    try:
+        running = {pool.submit(function, task) for task in itertools.islice(pending, _IN_FLIGHT_PER_WORKER * count)}
+        while running:
+            done, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                following = next(pending, None)
+                if following is not None:
+                    running.add(pool.submit(function, following))
+                yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def tally(summaries: Sequence[PlayerSummary], seat_players: Sequence[int], goals: Sequence[int],
+          errors: Sequence[int]) -> None:
+    """Count one finished match in each player's summary (`seat_players[r]`: the
+    player in seat r; a player in several seats scores their mean)."""
+    scores = seat_scores(goals)
+    for player, summary in enumerate(summaries):
+        seats = [r for r, sitting in enumerate(seat_players) if sitting == player]
+        if not seats:
+            continue
+        score = sum(scores[r] for r in seats) / len(seats)
+        summary.matches += 1
+        summary.score += score
+        summary.goal_total += sum(goals[r] for r in seats) / len(seats)
+        summary.errors += sum(errors[r] for r in seats)
+        if score > 0.5:
+            summary.wins += 1
+        elif score < 0.5:
+            summary.losses += 1
+        else:
+            summary.draws += 1
 
 
 def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_dir: Path) -> None:
@@ -283,22 +358,7 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
     result.rows.append(row)
     if record.is_aborted or not record.goal_values:
         return
-    scores = seat_scores(record.goal_values)
-    for player, summary in enumerate(result.summaries):
-        seats = [r for r, sitting in enumerate(task.seat_players) if sitting == player]
-        if not seats:
-            continue
-        score = sum(scores[r] for r in seats) / len(seats)
-        summary.matches += 1
-        summary.score += score
-        summary.goal_total += sum(record.goal_values[r] for r in seats) / len(seats)
-        summary.errors += sum(errors[r] for r in seats)
-        if score > 0.5:
-            summary.wins += 1
-        elif score < 0.5:
-            summary.losses += 1
-        else:
-            summary.draws += 1
+    tally(result.summaries, task.seat_players, record.goal_values, errors)
 
 
 def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
@@ -321,15 +381,21 @@ def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
             writer.writerow([row["index"], row["matchId"], row.get("turns", ""), row.get("aborted", ""),
                              row["seconds"]] + cells(row["seats"]) + cells(row.get("roles"))
                             + cells(row.get("goals")) + cells(row.get("errors")) + [row.get("failed", "")])
-    plot_winrates(result, png_path)
-    result.files = {"json": str(json_path), "csv": str(csv_path), "png": str(png_path),
-                    "records": str(out_dir / "records")}
+    result.files = {"json": str(json_path), "csv": str(csv_path)}
+    if plot_winrates(result, png_path):
+        result.files["png"] = str(png_path)
+    result.files["records"] = str(out_dir / "records")
     json_path.write_text(json.dumps(result.to_json(), indent=1), encoding="utf-8")
 
 
-def plot_winrates(result: TournamentResult, path: Path) -> None:
-    """Winrate of each player with its 95% interval, and the first player's running winrate."""
-    import matplotlib
+def plot_winrates(result: TournamentResult, path: Path) -> bool:
+    """Winrate of each player with its 95% interval, and the first player's running
+    winrate; returns False, with a log line, when matplotlib is not installed."""
+    try:
+        import matplotlib
+    except ImportError:
+        log.info("no %s: matplotlib is not installed (pip install 'ggp-agent[plots]')", path.name)
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -373,6 +439,7 @@ def plot_winrates(result: TournamentResult, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+    return True
 
 
 def _short(label: str, limit: int = 28) -> str:
@@ -383,29 +450,29 @@ def _round(value: float) -> Optional[float]:
     return None if math.isnan(value) else round(value, 4)
 
 
-class ProgressBar:
-    """A one-line progress bar on a terminal, one line per match otherwise."""
+def progress_bar(stream: TextIO = sys.stderr) -> Callable[[int, int, TournamentResult], None]:
+    """A `progress` callback for `run_tournament`: tqdm's bar over the matches (made
+    at the first call, the tournament's start), then the first player's winrate so
+    far and its 95% interval."""
+    from tqdm import tqdm
 
-    def __init__(self, stream=sys.stderr, width: int = 30):
-        self.stream = stream
-        self.width = width
-        self.began = time.monotonic()
-        self.tty = stream.isatty()
+    bar: Optional[tqdm] = None
 
-    def __call__(self, done: int, total: int, result: TournamentResult) -> None:
-        filled = int(self.width * done / max(total, 1))
+    def update(done: int, total: int, result: TournamentResult) -> None:
+        nonlocal bar
+        if bar is None:
+            # A match takes seconds: show every one (tqdm's default skips updates 0.1 s apart).
+            bar = tqdm(total=total, file=stream, unit="match", dynamic_ncols=True, mininterval=0, miniters=1)
         first = result.summaries[0] if result.summaries else None
-        rate = ""
         if first is not None and first.matches:
             low, high = first.interval()
-            rate = f" {_short(first.label, 20)} {first.winrate:.2f} [{low:.2f}, {high:.2f}]"
-        elapsed = time.monotonic() - self.began
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} matches{rate} {elapsed:.0f} s"
-        if self.tty:
-            self.stream.write("\r" + line + ("\n" if done == total else ""))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+            bar.set_postfix_str(f"{_short(first.label, 20)} {first.winrate:.2f} [{low:.2f}, {high:.2f}]",
+                                refresh=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
 
 
 def format_summary(result: TournamentResult) -> str:
@@ -425,6 +492,6 @@ def format_summary(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["MatchTask", "PlayerSummary", "ProgressBar", "TournamentResult", "format_summary",
-           "player_labels", "plot_winrates", "run_match_task", "run_tournament", "seat_scores", "seating",
-           "wilson_interval"]
+__all__ = ["MatchTask", "PlayerSummary", "TournamentResult", "format_summary", "play_task", "player_labels",
+           "plot_winrates", "progress_bar", "run_match_task", "run_tasks", "run_tournament", "seat_scores",
+           "seating", "tally", "wilson_interval"]

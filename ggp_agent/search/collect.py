@@ -121,7 +121,6 @@ def collect_garbage(A):
             A.node_hash[d] = A.node_hash[node]
             A.node_check[d] = A.node_check[node]
             A.node_words[d, :] = A.node_words[node, :]
-            A.node_legal[d, :] = A.node_legal[node, :]
             A.node_visits[d] = A.node_visits[node]
             A.node_flags[d] = A.node_flags[node]
             A.node_goals[d, :] = A.node_goals[node, :]
@@ -167,11 +166,10 @@ def _slide_tables(node_flags, remap, used, owners, node_table, counts, values):
     for t in range(used):
         owner = owners[t]
         if (node_flags[owner] & MARKED) != 0 and node_table[owner] == t:
-            if kept != t:
-                # element by element: a slice copy needs numba's runtime, which
-                # a `kernel` is compiled without (propnet/jit.py)
+            if kept != t:  # element by element: a slice is an array view, which needs NRT
                 for c in range(counts.shape[1]):
                     counts[kept, c] = counts[t, c]
+                for c in range(values.shape[1]):
                     values[kept, c] = values[t, c]
             owners[kept] = remap[owner]
             node_table[owner] = kept

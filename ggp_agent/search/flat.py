@@ -106,6 +106,11 @@ class MonteCarloSearch(Search):
         best_value = max(value for value, _ in tried)
         return self._rng.choice([move for value, move in tried if value == best_value])
 
+    def answer_ready(self) -> bool:
+        """Nothing to choose: no root yet counts as not ready, one move as ready."""
+        root = self._root
+        return root is not None and len(root.moves) <= 1
+
     def stop(self) -> None:
         self._worker.stop()
 

@@ -9,7 +9,8 @@ them at its deadline. A search may fail in any way; the player keeps a legal
 move of its own.
 
 Every method a player calls is declared here, with a default where a search may
-have nothing to do (`hold`); a player never asks a search what it can do.
+have nothing to do (`hold`) or know nothing (`answer_ready`); a player never
+asks a search what it can do.
 """
 
 from __future__ import annotations
@@ -72,3 +73,14 @@ class Search(abc.ABC):
         to the player, whose own calls then wait for one short call at most; a
         search with an engine of its own has nothing to do.
         """
+
+    def answer_ready(self) -> bool:
+        """True when more thinking cannot change `best_move` (our role has one
+        move, the root is terminal or proven, every move but one is a proven
+        loss): the player then replies at once instead of waiting for its
+        deadline, and the search goes on pondering.
+
+        Called on the event loop, often, while a PLAY waits: it must return at
+        once (read a flag the worker keeps). The default knows nothing early.
+        """
+        return False

@@ -61,6 +61,11 @@ class RootParallelSearch(Search):
         for search in self.searches:
             search.think_until(deadline)
 
+    def answer_ready(self) -> bool:
+        """True when one tree's move is settled: a proof holds in every tree,
+        and the merge takes a proven win and leaves proven losses alone."""
+        return any(search.answer_ready() for search in self.searches)
+
     def hold(self) -> None:
         for search in self.searches:
             search.hold()

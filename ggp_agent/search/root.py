@@ -2,12 +2,14 @@
 
 `best_edge` is what the player's reply comes from: a proven win first, never
 a proven loss while something else remains, else the most visited edge.
+`move_decided` says when searching longer cannot change that move, so the
+player may answer at once.
 """
 
 from __future__ import annotations
 
 from ..propnet.jit import kernel
-from .arena import C_ROOT, EXPANDED, PROVEN
+from .arena import C_ROOT, EXPANDED, PROVEN, TERMINAL
 from .select import role_best_goal
 from .solver import better_proof
 from .table import choosers, find_child
@@ -115,3 +117,31 @@ def depth_of_tree(A, limit):
         node = A.edge_child[best]
         depth += 1
     return depth
+
+
+@kernel
+def move_decided(A, role, solver):
+    """Whether more search cannot change the move `role` plays at the root
+    (`best_edge`): the root is terminal, or, with the solver on, proven (a
+    proven win, or every move proven), or `role` chooses alone there and every
+    move but one is a proven loss (the one left is forced). Where several
+    roles choose nothing is ever proven, so the answer is never decided early."""
+    root = A.counters[C_ROOT]
+    flags = A.node_flags[root]
+    if (flags & TERMINAL) != 0:
+        return True
+    if not solver or (flags & EXPANDED) == 0:
+        return False
+    if (flags & PROVEN) != 0:
+        return True
+    many, key_role = choosers(A, root)
+    if many != 1 or key_role != role:
+        return False
+    open_moves = 0
+    for e in range(A.node_edges[root, role], A.node_edges[root, role + 1]):
+        child = A.edge_child[e]
+        if child < 0 or (A.node_flags[child] & PROVEN) == 0 or A.node_goals[child, role] > 0:
+            open_moves += 1
+            if open_moves > 1:
+                return False
+    return True

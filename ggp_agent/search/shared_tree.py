@@ -118,6 +118,8 @@ class SharedTreeSearch(TreeSearch):
                 done = tree.root_done(A, self._packed)
             finally:
                 free_tree(A)
+            if done:
+                self._decided = True
             if not self._thinking or done:
                 return False
             began = time.perf_counter()
@@ -128,12 +130,7 @@ class SharedTreeSearch(TreeSearch):
             self._adapt(ran, elapsed)
             take_tree(A)
             try:
-                self._published = self._best_move_locked()
-                self._published_votes = self._votes_locked()
-                now = time.perf_counter()
-                if now - self._stats_at > 0.1:
-                    self._published_stats = self._stats_locked()
-                    self._stats_at = now
+                self._publish_locked()
             finally:
                 free_tree(A)
         return True

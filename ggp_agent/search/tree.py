@@ -187,12 +187,13 @@ def attach_child(A, h, check, words):
 
 
 @kernel
-def _note_code(A, c, n_codes, stamp, seen):
-    """Add code c to the iteration's distinct codes (`A.seen[:seen]`) unless it
-    is there already or is not a choice; returns the new count."""
-    if 0 <= c < n_codes and A.stamp[c] != stamp:
-        A.stamp[c] = stamp
-        A.seen[seen] = c
+def _note_code(stamps, distinct, c, n_codes, stamp, seen):
+    """Add code c to the iteration's distinct codes (`distinct[:seen]`) unless
+    it is there already (`stamps[c] == stamp`) or is not a choice; returns the
+    new count. Arrays, not the arena, so that LLVM inlines it."""
+    if 0 <= c < n_codes and stamps[c] != stamp:
+        stamps[c] = stamp
+        distinct[seen] = c
         seen += 1
     return seen
 
@@ -229,11 +230,11 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
         seen = 0
         for t in range(n_rollout - 1, -1, -1):
             for r in range(roles):
-                seen = _note_code(A, A.rollout[t, r], n_codes, stamp, seen)
+                seen = _note_code(A.stamp, A.seen, A.rollout[t, r], n_codes, stamp, seen)
         for k in range(steps, -1, -1):
             if k < steps:
                 for r in range(roles):
-                    seen = _note_code(A, A.path_code[k, r], n_codes, stamp, seen)
+                    seen = _note_code(A.stamp, A.seen, A.path_code[k, r], n_codes, stamp, seen)
             if k < length:
                 t = A.node_amaf[A.path_node[k]]
                 if t >= 0:

@@ -18,7 +18,12 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
   game is on, our turn or not; off, it thinks only from a root change where our
   role has a choice until the player asks for the move (fair experiments);
 - `best_move` never waits on the worker: it reads the tree when the worker is
-  between batches, else the move the worker published after its last batch.
+  between batches, else the move the worker published after its last batch;
+- `answer_ready` reads a flag the worker sets after each batch (and a root
+  change sets): the root is done (terminal, proven), our role has at most one
+  move, or every move but one is a proven loss (`root.move_decided`);
+- `stop` interrupts the batch in progress (and, over a shared engine, the
+  iteration at its next engine call), so a shutdown waits one batch at most.
 
 Each answered move is logged with the figures the issue asks for (iterations,
 iterations/s, the move's visits and value, tree size, depth).
@@ -44,12 +49,11 @@ from .arena import (
 )
 from .collect import clear_tree, collect_garbage
 from .interface import Search
-from .params import RULES, SearchParams
-from .root import best_edge, depth_of_tree, root_child, root_choice_codes
+from .params import P_SOLVER, RULES, SearchParams
+from .root import best_edge, depth_of_tree, move_decided, root_child, root_choice_codes
 from .lane_runner import choose_runner
 from .select import role_best_goal
-from .table import choosers
-from .votes import RootVote
+from .votes import tree_votes
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
@@ -94,6 +98,7 @@ class TreeSearch(Search):
         self._worker = SearchWorker(f"search-{self.name}", self._step, self._record_error)
         self._thinking = True
         self._published: Optional[Term] = None
+        self._decided = False
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
         self._published_votes: list = []
         self._batch = 8
@@ -137,6 +142,7 @@ class TreeSearch(Search):
         tree.set_root(self.arena, self._packed, root)
         self._our_choices = 0 if terminal else legal[self.role]
         self._thinking = self.ponder or self._our_choices > 1
+        self._decided = self._decided_locked()
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
@@ -200,6 +206,7 @@ class TreeSearch(Search):
             self._thinking = self.ponder or our > 1
             self._published = self._best_move_locked()
             self._published_votes = self._votes_locked()
+            self._decided = self._decided_locked()
         took = time.perf_counter() - began
         if took > 0.1:
             log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
@@ -252,8 +259,12 @@ class TreeSearch(Search):
         lanes start no iteration that could not end by then."""
         for each in self._runners():
             each.think_until(deadline)
+    def answer_ready(self) -> bool:
+        """True when more thinking cannot change the move (a flag: never waits)."""
+        return self._decided
 
     def stop(self) -> None:
+        self._runner.held = True  # an iteration over a shared engine ends at its next call
         self._interrupt()
         self._worker.stop()
 
@@ -279,6 +290,7 @@ class TreeSearch(Search):
                 if ran == 0:
                     break
             self._total_iterations += done
+            self._decided = self._decided_locked()
         return done
 
     def run_for(self, seconds: float) -> int:
@@ -295,6 +307,7 @@ class TreeSearch(Search):
                 if ran == 0:
                     break
             self._total_iterations += done
+            self._decided = self._decided_locked()
         return done
 
     def _collect_if_pending(self) -> None:
@@ -319,7 +332,10 @@ class TreeSearch(Search):
             if self._collect_pending:
                 self._collect_if_pending()
                 return True
-            if not self._thinking or tree.root_done(self.arena, self._packed):
+            if tree.root_done(self.arena, self._packed):
+                self._decided = True
+                return False
+            if not self._thinking:
                 return False
             began = time.perf_counter()
             ran = self._runner.run(self.arena, self._packed, self._batch)
@@ -327,13 +343,19 @@ class TreeSearch(Search):
             self._think_seconds += elapsed
             self._total_iterations += ran
             self._adapt(ran, elapsed)
-            self._published = self._best_move_locked()
-            self._published_votes = self._votes_locked()
-            now = time.perf_counter()
-            if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
-                self._published_stats = self._stats_locked()
-                self._stats_at = now
+            self._publish_locked()
         return True
+
+    def _publish_locked(self) -> None:
+        """After a batch: what the player reads without waiting (the move, the
+        root votes, whether the move is decided, now and then the figures)."""
+        self._published = self._best_move_locked()
+        self._published_votes = self._votes_locked()
+        self._decided = self._decided_locked()
+        now = time.perf_counter()
+        if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
+            self._published_stats = self._stats_locked()
+            self._stats_at = now
 
     def _runners(self) -> list:
         """Every runner searching this tree (one; `shared_tree.SharedTreeSearch` has one per thread)."""
@@ -387,24 +409,16 @@ class TreeSearch(Search):
                  time.perf_counter() - began, kept, before)
 
     def _votes_locked(self) -> list:
-        A = self.arena
-        if A is None or self._our_choices == 0:
+        if self.arena is None or self._our_choices == 0:
             return []
-        root = int(A.counters[C_ROOT])
-        if not A.node_flags[root] & EXPANDED:
-            return []
-        lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
-        many, key_role = choosers(A, root)
-        solver = int(many) == 1 and int(key_role) == self.role
-        votes = []
-        for e in range(lo, hi):
-            child = int(A.edge_child[e])
-            proven = -1
-            if solver and child >= 0 and A.node_flags[child] & PROVEN:
-                proven = int(A.node_goals[child, self.role])
-            votes.append(RootVote(self._runner.move_of(int(A.edge_code[e])), int(A.edge_n[e]),
-                                  float(A.edge_w[e]), proven))
-        return votes
+        return tree_votes(self.arena, self.role, self._runner.move_of)
+    def _decided_locked(self) -> bool:
+        """Whether the move to play is settled (see `answer_ready`)."""
+        if self.arena is None:
+            return False
+        if self._our_choices <= 1:
+            return True
+        return bool(move_decided(self.arena, self.role, self._packed[P_SOLVER] != 0.0))
 
     def _best_move_locked(self) -> Optional[Term]:
         A = self.arena

@@ -10,9 +10,11 @@ single tree's rule, `root.best_edge`, over the sums).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from ..gdl.terms import Term
+from .arena import C_ROOT, EXPANDED, PROVEN, Arena
+from .table import choosers
 
 
 @dataclass(frozen=True)
@@ -59,3 +61,22 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
     return best
 
 
+
+
+def tree_votes(A: Arena, role: int, move_of: Callable[[int], Term]) -> list:
+    """Our role's root edges in one tree as `RootVote`s (a proof counts only
+    where our role alone chooses: the edges then lead to children)."""
+    root = int(A.counters[C_ROOT])
+    if not A.node_flags[root] & EXPANDED:
+        return []
+    lo, hi = int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])
+    many, key_role = choosers(A, root)
+    solver = int(many) == 1 and int(key_role) == role
+    votes = []
+    for e in range(lo, hi):
+        child = int(A.edge_child[e])
+        proven = -1
+        if solver and child >= 0 and A.node_flags[child] & PROVEN:
+            proven = int(A.node_goals[child, role])
+        votes.append(RootVote(move_of(int(A.edge_code[e])), int(A.edge_n[e]), float(A.edge_w[e]), proven))
+    return votes

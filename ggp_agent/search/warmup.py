@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from ..propnet import (
     sparse_plan, state_kernels,
 )
 from ..propnet.jit import dispatchers
+from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
 from . import collect, kernels, lane_search, mcps, root, select, solver, table, tree
 from .params import RULES
@@ -89,12 +89,15 @@ class WarmUpStatus(enum.Enum):
 
 @dataclass(frozen=True)
 class WarmUpStep:
-    """What one engine's part of the warm-up did."""
+    """What one engine's part of the warm-up did; `compiled` counts the functions
+    numba compiled meanwhile (0 when its cache served, as it should after the
+    first run)."""
 
     part: str
     status: WarmUpStatus
     seconds: float
     detail: str = ""
+    compiled: int = 0
 
 
 def warm_up() -> list[WarmUpStep]:
@@ -104,8 +107,8 @@ def warm_up() -> list[WarmUpStep]:
     steps = [_timed(engine, lambda engine=engine: _exercise_engine(engine, game)) for engine in ("prolog", "propnet")]
     for step in steps:
         level = logging.ERROR if step.status is WarmUpStatus.FAILED else logging.INFO
-        log.log(level, "warm-up %s: %s in %.2f s%s", step.part, step.status.value, step.seconds,
-                f" ({step.detail})" if step.detail else "")
+        log.log(level, "warm-up %s: %s in %.2f s, %d numba functions compiled%s", step.part, step.status.value,
+                step.seconds, step.compiled, f" ({step.detail})" if step.detail else "")
     return steps
 
 
@@ -123,19 +126,15 @@ def all_kernels() -> dict[str, CPUDispatcher]:
     return dispatchers(*KERNEL_MODULES)
 
 
-def numba_cache_dir() -> str:
-    """Where numba keeps its compiled kernels (NUMBA_CACHE_DIR, else next to the sources)."""
-    return os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ folders next to the package's sources"
-
-
 def _timed(part: str, function: Callable[[], object]) -> WarmUpStep:
     began = time.perf_counter()
-    try:
-        function()
-    except Exception as error:  # noqa: BLE001 - reported; the server still serves
-        return WarmUpStep(part, WarmUpStatus.FAILED, time.perf_counter() - began,
-                          f"{type(error).__name__}: {error}"[:300])
-    return WarmUpStep(part, WarmUpStatus.OK, time.perf_counter() - began)
+    with counting_compilations() as compiled:
+        try:
+            function()
+        except Exception as error:  # noqa: BLE001 - reported; the server still serves
+            return WarmUpStep(part, WarmUpStatus.FAILED, time.perf_counter() - began,
+                              f"{type(error).__name__}: {error}"[:300], len(compiled))
+    return WarmUpStep(part, WarmUpStatus.OK, time.perf_counter() - began, compiled=len(compiled))
 
 
 def _exercise_engine(engine: str, game: ValidatedGame) -> None:

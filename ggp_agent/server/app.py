@@ -5,7 +5,8 @@ HTTP/1.0 and `Content-Type: text/acl`; the ggp.org browser controller sends no
 Content-Type at all), or a browser GETs `/<url-encoded message>` after an OPTIONS
 preflight. Every reply carries `Content-type: text/acl` and the CORS headers that
 ggp-base's players send. `GET /` with no message is a status page for people;
-`GET /status.json` is the same as data.
+`GET /status.json` is the same as data; `GET /match/<id>?step=N` replays a
+finished match from its record.
 
 Failures never take the server down: a malformed message gets HTTP 400 with a
 one-line reason, a body over the size limit gets 413, and both are logged. The
@@ -26,14 +27,19 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from ..player.player import Player
+from ..player.player import CLOSE_GRACE_S, Player
 from ..player.protocol import ProtocolError, parse_message
+from .board_page import replay_page
 from .status_page import status_page
 
 log = logging.getLogger(__name__)
 
 #: Largest message accepted, in bytes. Real games' rules stay under 100 KB.
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
+
+#: Seconds the server waits, once the player is closed, for handlers still
+#: writing their replies before it closes their connections.
+HANDLER_SHUTDOWN_S = 0.5
 
 #: Messages longer than this are parsed in a worker thread, not on the event loop.
 _PARSE_INLINE_LIMIT = 8192
@@ -47,6 +53,8 @@ CORS_HEADERS = {
 }
 
 PLAYER_KEY = web.AppKey("player", Player)
+#: `GET /match/<url-quoted match id>?step=N` replays a finished match.
+REPLAY_PREFIX = "match/"
 MAX_BODY_KEY = web.AppKey("max_body", int)
 
 
@@ -99,7 +107,24 @@ async def _get(request: web.Request) -> web.Response:
         return _reply(json.dumps(request.app[PLAYER_KEY].status(), indent=1), content_type="application/json")
     if raw == "favicon.ico":
         return web.Response(status=404, headers=CORS_HEADERS)
+    if raw.startswith(REPLAY_PREFIX):  # no GGP message starts so: messages are lists
+        return _replay(request, raw)
     return await _dispatch(request, urllib.parse.unquote(raw), received)
+
+
+def _replay(request: web.Request, raw: str) -> web.Response:
+    """`GET /match/<id>?step=N`: a finished match's replay page, from its record."""
+    quoted, _, query = raw[len(REPLAY_PREFIX):].partition("?")
+    match_id = urllib.parse.unquote(quoted)
+    steps = urllib.parse.parse_qs(query).get("step", [])
+    try:
+        step = int(steps[-1]) if steps else None
+    except ValueError:
+        return _reply(f"not a step number: {steps[-1]!r}", status=400, content_type="text/plain")
+    record = request.app[PLAYER_KEY].finished_record(match_id)
+    if record is None:
+        return _reply(f"no record of a finished match {match_id!r} here", status=404, content_type="text/plain")
+    return _reply(replay_page(record, step), content_type="text/html")
 
 
 def _refuse_size(request: web.Request, size: int, limit: int) -> web.Response:
@@ -162,9 +187,14 @@ class RunningServer:
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    async def stop(self) -> None:
-        """Stop accepting, abort the matches, release the port."""
-        await self.player.close()
+    async def stop(self, grace: float = CLOSE_GRACE_S) -> None:
+        """Stop within about `grace` seconds, whatever the clocks: stop
+        accepting connections, let every PLAY in flight answer at once with
+        the best move known, abort the matches and write their records
+        (`Player.close`), then close the connections left."""
+        for site in list(self.runner.sites):
+            await site.stop()
+        await self.player.close(grace)
         await self.runner.cleanup()
 
 
@@ -178,7 +208,7 @@ async def start_server(
     """
     app = make_app(player, max_body)
     runner = web.AppRunner(
-        app, access_log=None, handle_signals=False,
+        app, access_log=None, handle_signals=False, shutdown_timeout=HANDLER_SHUTDOWN_S,
         max_line_size=max_body, max_field_size=65536,
     )
     await runner.setup()

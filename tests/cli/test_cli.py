@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 
 from ggp_agent.cli.main import main
 
@@ -26,6 +27,35 @@ def test_check_rejects_a_broken_game_with_the_rule(tmp_path, capsys):
     assert main(["check", str(broken)]) == 1
     err = capsys.readouterr().err
     assert "unsafe variable ?x" in err and "(<= (legal a (m ?x)) (true p))" in err
+
+
+@pytest.mark.parametrize("engine", ["prolog", "propnet"])
+def test_check_says_in_plain_words_where_a_role_runs_out_of_moves(tmp_path, capsys, engine):
+    """Not `Prolog raised: error(no_legal_move(x),_50)`: the role, the step, the state."""
+    stuck = tmp_path / "stuck.kif"
+    stuck.write_text("""
+        (role x) (role o)
+        (init (step 0))
+        (succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (legal x go) (true (step 0)))
+        (<= (legal x go) (true (step 1)))
+        (legal o wait)
+        (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+        (<= terminal (true (step 3)))
+        (goal x 100) (goal o 0)
+    """)
+    assert main(["check", str(stuck), "--engine", engine]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {stuck}: role x has no legal move in a state that is not terminal (a broken game), "
+                   "after 2 joint moves of a random playout; the state: ((step 2))")
+
+
+def test_check_names_the_role_without_a_move_in_the_initial_state(tmp_path, capsys):
+    stuck = tmp_path / "stuck.kif"
+    stuck.write_text("(role a) (role b) (init s) (legal a go) (<= (next t) (does a go)) (<= terminal (true t)) "
+                     "(goal a 100) (goal b 0)")
+    assert main(["check", str(stuck)]) == 1
+    assert "error: role b has no legal move in the initial state (a broken game)" in capsys.readouterr().err
 
 
 def test_check_rejects_unbalanced_parentheses(tmp_path, capsys):

@@ -1,8 +1,10 @@
 """What an operator runs: `ggp-agent warmup`, `ggp-agent ping`, settings from the environment."""
 
+import json
 import socket
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -39,6 +41,30 @@ def test_serve_takes_its_settings_from_the_environment_and_ping_reads_info(tmp_p
         status = agent.post("(info)").text
     assert status == "((name from-env) (status available))"
     assert "warm-up" not in (tmp_path / "serve.log").read_text()
+
+
+def test_serve_says_at_start_that_it_cannot_write_records_and_keeps_serving(tmp_path):
+    from ggp_agent.player.records import records_folder_problem
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    records = blocker / "records"  # no folder can be made under a file
+    problem = f"cannot write match records to {records}: Not a directory; matches are played but not recorded"
+    assert records_folder_problem(records) == problem
+    assert records_folder_problem(tmp_path / "records") is None and (tmp_path / "records").is_dir()
+    assert records_folder_problem(None) is None
+
+    with ServeProcess(log_path=tmp_path / "serve.log", env={"GGP_RECORDS": str(records), "GGP_WARMUP": "0"}) as agent:
+        assert agent.post("(info)").text == "((name ggp-agent) (status available))"
+        base = f"http://{agent.address}/"
+        with urllib.request.urlopen(base + "status.json", timeout=10) as response:
+            status = json.loads(response.read())
+        with urllib.request.urlopen(base, timeout=10) as response:
+            page = response.read().decode()
+        log = agent.log()
+    assert any(" ERROR " in line and line.endswith(problem) for line in log.splitlines()), log
+    assert status["records"] == {"folder": str(records), "problem": problem}
+    assert "cannot write match records to" in page
 
 
 def test_ping_fails_when_nobody_answers():

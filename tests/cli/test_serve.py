@@ -2,11 +2,16 @@
 `ggp-agent match` in another, over HTTP on 127.0.0.1."""
 
 import json
+import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 
-from ..helpers import TICTACTOE, ServeProcess, raw_request, start_message
+import pytest
+
+from ..helpers import GAMES, TICTACTOE, ServeProcess, raw_request, start_message
 
 
 def test_match_command_against_a_served_player(tmp_path):
@@ -61,3 +66,37 @@ def test_serve_stops_cleanly_on_sigterm_and_records_the_aborted_match(tmp_path):
     assert served.stop() == 0
     record = json.loads(next(tmp_path.glob("*.player.json")).read_text())
     assert record["matchId"] == "m.sigterm" and record["isAborted"]
+
+
+@pytest.mark.usefixtures("compiled_kernels")
+def test_sigterm_mid_move_answers_the_play_and_exits_within_two_seconds(tmp_path):
+    """`docker stop` during a 30 s move: the PLAY in flight gets a legal move at
+    once, the aborted match's record is on disk, the process exits 0 in time."""
+    served = ServeProcess("--records", str(tmp_path), log_path=tmp_path / "serve.log")
+    try:
+        assert served.post(start_message("m.term", "red", GAMES / "connectfour.kif", 10, 30)).text == "ready"
+        replies = []
+        asking = threading.Thread(target=lambda: replies.append((served.post("(play m.term nil)", timeout=40).text,
+                                                                 time.monotonic())))
+        asking.start()
+        time.sleep(1.5)  # the PLAY is waiting for its deadline, 28 s away
+        assert replies == [] and served.process.poll() is None
+        signalled = time.monotonic()
+        served.process.send_signal(signal.SIGTERM)
+        status = served.process.wait(timeout=10)
+        exited = time.monotonic() - signalled
+        asking.join(timeout=10)
+        log = served.log()
+    finally:
+        served.stop()
+    assert status == 0, log
+    assert exited < 2.0, (exited, log)
+    [(reply, answered_at)] = replies
+    assert reply in {f"(drop {column})" for column in range(1, 8)}, reply
+    assert answered_at - signalled < 1.0
+    record = json.loads(next(tmp_path.glob("*.player.json")).read_text())
+    assert record["matchId"] == "m.term" and record["isAborted"] and not record["isCompleted"]
+    assert record["abortReason"] == "the player was stopped during the match"
+    [turn] = record["turns"]
+    assert turn["move"] == reply and turn["source"] == "search" and turn["stats"]["early"] == "stopping"
+    assert "SIGTERM received: stopping" in log and "stopped in" in log

@@ -11,7 +11,8 @@ import logging
 import pytest
 
 from ggp_agent.engines import choose_state_machine, make_state_machine, propnet_budget
-from ggp_agent.gdl import load_game
+from ggp_agent.gdl import load_game, parse_term
+from ggp_agent.reasoner import IllegalMoveError
 
 from ..helpers import GAMES
 
@@ -30,8 +31,8 @@ EXPLODING = """
 (goal r 100)
 """
 
-#: Role b has no legal move in the initial state: the manager sends `nil` for
-#: it, which only the Prolog engine can apply.
+#: Role b has no legal move in the initial state (a broken game): the manager
+#: sends `nil` for it, which both engines apply as no move at all.
 STUCK = """
 (role a) (role b)
 (init s)
@@ -74,12 +75,17 @@ def test_a_game_that_does_not_ground_in_time_plays_on_prolog(caplog):
         machine.close()
 
 
-def test_a_role_without_a_legal_move_plays_on_prolog(caplog):
+def test_a_role_without_a_legal_move_plays_on_the_propnet_which_applies_nil(caplog):
     machine, choice = _choose(STUCK, 10.0, caplog)
     try:
-        assert choice.engine == "prolog"
-        assert "b has no legal move in the initial state" in choice.reason
-        assert "b has no legal move" in caplog.text
+        assert choice.engine == "propnet", choice
+        state = machine.initial_state()
+        assert machine.legal_moves(state, 1) == ()
+        after = machine.next_state(state, (parse_term("go"), parse_term("nil")))
+        assert [str(f) for f in after] == ["t"] and machine.is_terminal(after)
+        assert machine.goal_values(after) == (100, 0)
+        with pytest.raises(IllegalMoveError, match="never a legal move of a"):
+            machine.next_state(state, (parse_term("nil"), parse_term("nil")))  # a has a move: nil is illegal
     finally:
         machine.close()
 
@@ -96,7 +102,7 @@ def test_the_budget_is_a_share_of_the_start_clock(start_clock, budget):
 
 
 def test_engine_auto_is_the_same_choice():
-    machine = make_state_machine("auto", load_game(STUCK), time_limit=5.0)
+    machine = make_state_machine("auto", load_game(EXPLODING), time_limit=1.0)
     try:
         assert type(machine).__name__ == "PrologStateMachine"
     finally:

@@ -18,7 +18,7 @@ from ..helpers import GAMES as GAMES_DIR
 ALL_GAMES = sorted(path.stem for path in GAMES_DIR.glob("*.kif"))
 
 
-def _load_script(name: str):
+def load_games_script(name: str):
     """Import a script of `gdl_games/` (they are scripts, not a package)."""
     spec = importlib.util.spec_from_file_location(f"gdl_games_{name}", GAMES_DIR / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
@@ -27,8 +27,8 @@ def _load_script(name: str):
     return module
 
 
-generate = _load_script("generate")
-measure = _load_script("measure")
+generate = load_games_script("generate")
+measure = load_games_script("measure")
 
 _machines: dict = {}
 

@@ -237,8 +237,8 @@ class ReferenceWargame:
         return units
 
 
-@pytest.mark.parametrize("name", ["wargame_5x5", pytest.param("wargame_7x7",
-                                                               marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["wargame_5x5"] + [pytest.param(f"wargame_{n}x{n}", marks=pytest.mark.slow)
+                                                     for n in (7, 9)])
 def test_wargame_agrees_with_a_reference_on_random_matches(name):
     game = machine(name)
     reference = ReferenceWargame(int(name.split("_")[1].split("x")[0]))

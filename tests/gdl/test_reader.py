@@ -3,7 +3,8 @@
 import pytest
 
 from ggp_agent.gdl import (
-    Compound, Distinct, GdlSyntaxError, Not, Or, Rule, Symbol, Variable, parse_rules, parse_term,
+    Compound, Distinct, GdlSyntaxError, Not, Or, Rule, Symbol, Variable, parenthesized_names, parse_rules,
+    parse_term,
 )
 from ggp_agent.gdl.reader import MAX_NESTING, read_forms
 
@@ -31,6 +32,18 @@ def test_zero_arity_sentence_in_parentheses_is_the_bare_symbol():
     rules = parse_rules("(<= open1 (true x)) (<= (open2) (true x))")
     assert rules[0].head == Symbol("open1")
     assert rules[1].head == Symbol("open2")
+
+
+def test_a_parenthesized_constant_prints_as_written_and_equals_the_bare_one():
+    """ggp-base keeps `(noop)` apart from `noop`: a move goes back as the rules write it."""
+    written = parse_term("(noop)")
+    assert str(written) == "(noop)" and str(parse_term("noop")) == "noop"
+    assert written == Symbol("noop") and hash(written) == hash(Symbol("noop"))
+    assert str(parse_term("(move (up) 1)")) == "(move (up) 1)"
+    [rule] = parse_rules("(<= (legal p (noop)) (true (at (home))) (not (true (f))) (distinct (g) x))")
+    assert str(rule) == "(<= (legal p (noop)) (true (at (home))) (not (true (f))) (distinct (g) x))"
+    assert parenthesized_names(parse_rules("(<= (terminal) (true (done)))")) == {"done"}  # not the sentence
+    assert parenthesized_names([rule]) == {"noop", "home", "f", "g"}
 
 
 def test_any_kif_symbol_character_is_accepted():

@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from ggp_agent.engines import make_state_machine
 from ggp_agent.referee.controller import PlayerAddress
 from ggp_agent.gdl import load_game
 from ggp_agent.referee.lineup import PlayerSpec, parse_player_spec, play_match
@@ -147,7 +148,7 @@ def test_prolog_out_of_table_space_mid_match(tmp_path):
     assert info == "((name starved) (status available))"
     # The log says what happened: the search's playouts and then our own engine
     # ran out of table space, and the last known legal moves played on.
-    assert "playout failed: ReasonerResourceError" in log and "table_space" in log
+    assert "a step failed: ReasonerResourceError" in log and "table_space" in log
     assert "cannot compute the state of turn 6 (ReasonerResourceError" in log
     assert "source=stale" in log
     mine = load_record(next(records.glob(f"{hungry.match_id}*.json")))
@@ -192,6 +193,31 @@ def test_an_engine_behind_for_a_turn_answers_from_the_last_legal_moves_then_catc
     assert len(mine.moves) == 12 and len(mine.states) == 13  # every joint move applied in the end
     assert mine.goal_values == [100]
     assert "engineLost" not in mine.extra
+
+
+def test_a_step_slower_than_the_engines_query_limit_is_caught_up_not_lost(tmp_path):
+    """Our engine's own query limit is 0.2 s and the slow step takes about a
+    second: following the match, its queries may run a few play clocks, so the
+    player falls behind for a turn or two and catches up. Before, the first
+    timeout ended its view of the match and every later reply was stale."""
+    def strict_engine(game):
+        return make_state_machine("prolog", game, query_time_limit=0.2)
+
+    player = Player(PlayerConfig(name="strict", search="random", safety_margin=0.3, record_dir=tmp_path),
+                    engine_factory=strict_engine)
+    with ServerThread(player) as server:
+        assert server.post(f"(START m.strict me ({SLOW_STEP}) 30 1)").text == "ready"
+        replies = [server.post("(play m.strict nil)").text]
+        for _ in range(11):
+            replies.append(server.post("(play m.strict (a))").text)
+        assert server.post("(stop m.strict (a))").text == "done"
+        server.call(server.player.wait_idle())
+    assert set(replies) <= {"a", "b"}
+    mine = load_record(next(tmp_path.glob("*.player.json")))
+    assert "engineLost" not in mine.extra, mine.extra["engineLost"]
+    sources = [turn["source"] for turn in mine.extra["turns"]]
+    assert sources[-1] != "stale" and sources.count("stale") <= 4, sources
+    assert len(mine.states) == 13 and mine.goal_values == [100]
 
 
 def test_a_short_think_time_still_waits_for_the_state_within_the_clock(tmp_path):

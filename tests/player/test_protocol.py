@@ -4,7 +4,7 @@ import pytest
 
 from ggp_agent.gdl import Compound, Symbol
 from ggp_agent.player.protocol import (
-    Abort, Info, MalformedMessageError, PerceptPlay, PerceptStop, Play, Preview, ProtocolError,
+    Abort, Info, MalformedMessageError, PerceptPlay, PerceptStop, Play, ProtocolError,
     Start, Stop, UnknownMessageError, info_reply, parse_info_reply, parse_message, safe_name,
 )
 

@@ -17,7 +17,7 @@ def test_prolog_syntax_in_symbols_plays_as_plain_gdl(tmp_path):
     with PrologStateMachine(load_game(prolog_syntax_game(str(marker)))) as machine:
         assert [str(r) for r in machine.roles] == ["'o''neil'", "halt"]
         state = machine.initial_state()
-        assert "(:- (assertz pwned) true)" in {str(f) for f in state}
+        assert "(:- (assertz (pwned)) true)" in {str(f) for f in state}  # (pwned) as the rules write it
         assert [str(m) for m in machine.legal_moves(state, 0)] == ['(a,b "c" [] {} |)', "(call 1)"]
         assert [str(m) for m in machine.legal_moves(state, 1)] == [f"(consult {marker})", "halt"]
         state = machine.next_state(state, (parse_term("(call 1)"), parse_term(f"(consult {marker})")))

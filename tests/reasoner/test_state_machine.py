@@ -111,6 +111,49 @@ def test_states_print_as_sorted_kif(machine_for):
     assert kif == sorted(kif) and kif[0] == "(cell 1 1 b)"
 
 
+def test_terms_come_back_as_the_rules_write_them(machine_for):
+    """`(go)` and `(a)` stay parenthesized in moves and states (ggp-base's
+    manager would not take `go` for `(go)`); the manager's `(go)` or `go` both apply."""
+    machine = machine_for("""
+        (role p) (role q)
+        (init (cell (a)))
+        (<= (legal p (go)) (true (cell ?x)))
+        (<= (legal p (noop)) (true (cell ?x)))
+        (<= (legal q wait) (true (cell ?x)))
+        (<= (next (cell (b))) (does p (go)))
+        (<= (next (cell ?x)) (does p (noop)) (true (cell ?x)))
+        (<= terminal (true (cell (b))))
+        (goal p 100) (goal q 0)
+    """)
+    state = machine.initial_state()
+    assert state_to_kif(state) == ["(cell (a))"]
+    assert moves(machine, state, 0) == ["(go)", "(noop)"] and moves(machine, state, 1) == ["wait"]
+    for go in ("(go)", "go"):
+        assert state_to_kif(machine.next_state(state, (parse_term(go), parse_term("wait")))) == ["(cell (b))"]
+
+
+def test_a_role_left_without_moves_mid_match_plays_the_managers_nil(machine_for):
+    """A broken game: b has no legal move at step 1, the manager sends `nil` for
+    it, and every engine applies the joint move (b plays nothing)."""
+    machine = machine_for("""
+        (role a) (role b)
+        (init (step 0))
+        (succ 0 1) (succ 1 2)
+        (legal a go)
+        (<= (legal b wait) (true (step 0)))
+        (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+        (<= (next waited) (does b wait))
+        (<= (next waited) (true waited))
+        (<= terminal (true (step 2)))
+        (goal a 100) (goal b 0)
+    """)
+    go, wait, nil = parse_term("go"), parse_term("wait"), parse_term("nil")
+    stuck = machine.next_state(machine.initial_state(), (go, wait))
+    assert not machine.is_terminal(stuck) and machine.legal_moves(stuck, 1) == ()
+    end = machine.next_state(stuck, (go, nil))
+    assert state_to_kif(end) == ["(step 2)", "waited"] and machine.is_terminal(end)
+
+
 def test_missing_and_double_goals_are_resolved(machine_for):
     machine = machine_for("""
         (role a) (role b)
@@ -136,3 +179,22 @@ def test_undefined_relations_just_fail(machine_for):
         (goal r 100)
     """)
     assert moves(machine, machine.initial_state(), 0) == ["win"]
+
+
+#: `a` is legal by two rules, `b` by one; the one move decides the goal.
+TWICE_DERIVED = """
+(role r) (init start)
+(<= (legal r a) (true start)) (<= (legal r a) (true start) (true start)) (<= (legal r b) (true start))
+(<= (next (played ?m)) (does r ?m))
+(<= terminal (true (played ?m)))
+(<= (goal r 100) (true (played a))) (<= (goal r 0) (true (played b)))
+"""
+
+
+def test_random_playouts_draw_each_distinct_legal_move_alike(machine_for):
+    """A move the rules derive twice is no likelier than one derived once
+    (a playout samples the game, not the rules' proofs)."""
+    machine = machine_for(TWICE_DERIVED)
+    start = machine.initial_state()
+    wins = sum(machine.random_playout(start, seed=seed).goals[0] == 100 for seed in range(400))
+    assert 160 <= wins <= 240  # 1/2 of 400 (2/3 would be 267 on average)

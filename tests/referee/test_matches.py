@@ -16,7 +16,7 @@ import asyncio
 import pytest
 
 from ggp_agent.gdl import Dialect, load_game
-from ggp_agent.referee.lineup import parse_player_spec, play_match
+from ggp_agent.referee.lineup import parse_player_spec, play_match, play_match_with_players
 from ggp_agent.player.records import load_record
 from ..helpers import GAMES
 
@@ -27,7 +27,7 @@ START_CLOCK = 10
 PLAY_CLOCK = 2
 PAIRINGS = {"agent-vs-random": ("agent", "random"), "agent-vs-agent": ("agent", "agent")}
 #: Thinking per move outside tic-tac-toe, in seconds.
-THINK = 0.5
+THINK = 0.25
 #: Games played with the agent using its whole clock.
 FULL_CLOCK = {"tictactoe"}
 #: The one full match in the default (fast) run.
@@ -55,6 +55,7 @@ def test_full_match_without_errors(path, pairing, tmp_path):
     record = asyncio.run(play_match(game, seats, START_CLOCK, PLAY_CLOCK, game_name=path.stem,
                                     record_dir=tmp_path, seed=11))
     on_disk = load_record(next(tmp_path.glob("*.json")))
+    assert on_disk.to_json() == record.to_json()  # what the controller returns is what it wrote
     assert on_disk.is_completed and not on_disk.is_aborted
     assert on_disk.error_count() == 0, on_disk.error_details
     assert all(code == "" for turn in on_disk.errors for code in turn)
@@ -64,3 +65,16 @@ def test_full_match_without_errors(path, pairing, tmp_path):
     assert max(max(times) for times in on_disk.move_times) < PLAY_CLOCK
     assert [reply["reply"] for reply in on_disk.extra["startReplies"]] == ["ready"] * len(game.roles)
     assert on_disk.extra["stopReplies"] == ["done"] * len(game.roles)
+
+
+def test_a_match_brings_back_the_in_process_players_own_records():
+    seats = [parse_player_spec("agent:search=mcps,time=0.1,ponder=0"), parse_player_spec("random")]
+    played = asyncio.run(play_match_with_players(load_game(GAMES / "tictactoe.kif"), seats, START_CLOCK,
+                                                 PLAY_CLOCK, seed=5))
+    mine, theirs = played.player_records
+    assert mine.match_id == theirs.match_id == played.record.match_id
+    assert mine.goal_values == theirs.goal_values == played.record.goal_values
+    searched = [turn for turn in mine.extra["turns"] if turn["source"] == "search"]
+    assert searched and all("iterations" in turn["stats"] for turn in searched)
+    assert sum(turn["stats"]["iterations"] for turn in searched) > 0  # (none once the solver has the root)
+    assert theirs.extra["searchRule"] == "random" and mine.extra["searchRule"] == "mcps"

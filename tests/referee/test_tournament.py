@@ -2,18 +2,20 @@
 players on the local process pool and on a real local Dask cluster (127.0.0.1)."""
 
 import csv
+import io
 import json
+import logging
 import math
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from ggp_agent.referee.tournament import (
-    player_labels, run_tournament, seat_scores, seating, wilson_interval,
+    PlayerSummary, TournamentResult, player_labels, plot_winrates, progress_bar, run_tournament, seat_scores,
+    seating, wilson_interval,
 )
 from ..helpers import TICTACTOE
 
@@ -37,6 +39,41 @@ def test_wilson_interval():
     low, high = wilson_interval(0, 20)
     assert low == 0.0 and 0.16 < high < 0.17
     assert all(math.isnan(x) for x in wilson_interval(0, 0))  # no matches, no interval
+
+
+def _halfway_result() -> TournamentResult:
+    """Two of four matches played: agent won one and drew one against random."""
+    result = TournamentResult("tictactoe", ["agent", "random"], 4, 5, 1, "test")
+    result.summaries = [PlayerSummary("agent", matches=2, score=1.5, wins=1, draws=1),
+                        PlayerSummary("random", matches=2, score=0.5, draws=1, losses=1)]
+    result.rows = [{"index": 0, "seats": ["agent", "random"], "goals": [100, 0]},
+                   {"index": 1, "seats": ["random", "agent"], "goals": [50, 50]}]
+    return result
+
+
+def test_the_progress_bar_counts_matches_and_shows_the_first_players_winrate():
+    stream = io.StringIO()
+    update = progress_bar(stream)
+    result = _halfway_result()
+    low, high = result.summaries[0].interval()
+    update(0, 4, result)  # the start
+    assert "0/4" in stream.getvalue()
+    update(1, 4, result)
+    update(2, 4, result)
+    assert "2/4" in stream.getvalue() and f"agent 0.75 [{low:.2f}, {high:.2f}]" in stream.getvalue()
+    update(4, 4, result)
+    assert "4/4" in stream.getvalue() and stream.getvalue().endswith("\n")  # closed at the last match
+
+
+def test_the_plot_is_drawn_with_matplotlib_and_skipped_with_a_log_line_without(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("matplotlib")
+    assert plot_winrates(_halfway_result(), tmp_path / "with.png")
+    assert (tmp_path / "with.png").read_bytes().startswith(b"\x89PNG")
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    with caplog.at_level(logging.INFO, logger="ggp_agent.referee.tournament"):
+        assert not plot_winrates(_halfway_result(), tmp_path / "without.png")
+    assert not (tmp_path / "without.png").exists()
+    assert "no without.png: matplotlib is not installed (pip install 'ggp-agent[plots]')" in caplog.text
 
 
 def check_outputs(result, out: Path, games: int):
@@ -83,46 +120,6 @@ def test_cli_tournament_self_play(tmp_path):
     data = json.loads((tmp_path / "tournament.json").read_text())
     # legal vs legal is deterministic: the same seat wins both times.
     assert data["summary"][0]["winrate"] == data["summary"][1]["winrate"] == 0.5
-
-
-@pytest.fixture
-def dask_cluster(tmp_path):
-    """A real Dask scheduler and two workers, all on 127.0.0.1, stopped afterwards."""
-    dask = Path(sys.executable).with_name("dask")
-    if not dask.exists():
-        pytest.skip("the dask command is not installed (pip install 'ggp-agent[cluster]')")
-    scheduler_file = tmp_path / "scheduler.json"
-    logs = (tmp_path / "scheduler.log").open("w")
-    processes = [subprocess.Popen(
-        [str(dask), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-         "--scheduler-file", str(scheduler_file)],
-        stdout=logs, stderr=subprocess.STDOUT,
-    )]
-    try:
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
-        assert address.startswith("tcp://127.0.0.1:")
-        processes.append(subprocess.Popen(
-            [str(dask), "worker", "--scheduler-file", str(scheduler_file), "--host", "127.0.0.1",
-             "--nworkers", "2", "--nthreads", "1", "--no-dashboard", "--memory-limit", "4GiB"],
-            stdout=(tmp_path / "workers.log").open("w"), stderr=subprocess.STDOUT,
-        ))
-        from distributed import Client
-
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
-        yield address
-    finally:
-        for process in reversed(processes):
-            process.terminate()
-        for process in reversed(processes):
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        logs.close()
 
 
 @pytest.mark.slow

@@ -7,14 +7,15 @@ that all 1,000 get `busy` and that the move still comes within the play clock;
 the latency figures are printed (`pytest -s`) for the note, not asserted.
 """
 
-import pytest
 import asyncio
 import statistics
 import time
 
 import aiohttp
+import pytest
 
 from ggp_agent.gdl import parse_term
+
 from ..helpers import ServeProcess, start_message
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).

@@ -1,0 +1,242 @@
+"""A game's board, found from its fluents: which relation holds the cells, and
+the order of its two coordinates.
+
+Why: a person watching a match reads a position far better as a board than as
+a list of fluents. Nothing tells a player which games have boards (public match
+servers scramble every symbol, so names like `cell` mean nothing), so the board
+is found from the shape of the fluents: a relation whose two arguments range
+over small domains whose cells the fluents cover, like `(cell ?x ?y ?piece)`.
+A domain is ordered by its numbers when it holds numbers, else by a chain of
+static facts over it (`(succ 1 2)`, `(next_file a b)`); a domain the game does
+not order (colours, point names) is no coordinate.
+
+The first coordinate runs left to right and the second bottom to top, as on a
+chess board: connect four's discs then rest on the bottom row and
+breakthrough's white starts at the bottom (a square game such as tic-tac-toe
+is drawn the same way, mirrored or not, it reads the same).
+
+The fluents to look at are all that can ever be true (a propnet knows them),
+else the ones seen so far: a caller gives what it has. This module knows terms
+only: no engine, no HTML.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from .terms import Compound, Rule, Symbol, Term
+
+#: Most values a coordinate may take (a 26 x 26 board at most).
+MAX_SIDE = 26
+#: Share of a board's cells its fluents must cover for it to be a board.
+MIN_COVER = 0.6
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    """Where the board is in a game's fluents: the relation and its arity, the
+    argument positions of the two coordinates (`x` left to right, `y` bottom to
+    top) and their values in order; the other arguments say what a cell holds."""
+
+    relation: str
+    arity: int
+    x_arg: int
+    y_arg: int
+    columns: tuple[str, ...]
+    rows: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"relation": self.relation, "arity": self.arity, "x": self.x_arg, "y": self.y_arg,
+                "columns": list(self.columns), "rows": list(self.rows)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "BoardLayout":
+        return cls(data["relation"], int(data["arity"]), int(data["x"]), int(data["y"]),
+                   tuple(map(str, data["columns"])), tuple(map(str, data["rows"])))
+
+    def holds(self, fluent: Term) -> bool:
+        """True when `fluent` is one of this board's cells."""
+        return (isinstance(fluent, Compound) and fluent.functor == self.relation
+                and len(fluent.args) == self.arity)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A state drawn on a board: `cells[row][column]` is what the cell holds
+    ("" when no fluent names it), rows top first; `others` are the state's
+    fluents that are not cells, as text."""
+
+    layout: BoardLayout
+    cells: tuple[tuple[str, ...], ...]
+    others: tuple[str, ...]
+
+    def changed_from(self, before: "Position") -> tuple[tuple[bool, ...], ...]:
+        """Per cell, whether it holds something else than in `before` (the last move's mark)."""
+        return tuple(tuple(a != b for a, b in zip(row, old)) for row, old in zip(self.cells, before.cells))
+
+    def to_json(self, before: Optional["Position"] = None, empty: str = "") -> dict:
+        """The position as the status page draws it: rows top first, the cells
+        changed since `before` (the last move) marked, and `empty`, what an
+        empty cell holds in this game (`background` of the first position)."""
+        changed = self.changed_from(before) if before is not None else None
+        return {
+            "columns": list(self.layout.columns),
+            "rows": list(reversed(self.layout.rows)),
+            "cells": [list(row) for row in self.cells],
+            "changed": [list(row) for row in changed] if changed else None,
+            "empty": empty,
+            "others": list(self.others),
+        }
+
+
+def find_board(fluents: Iterable[Term], rules: Iterable[Rule] = ()) -> Optional[BoardLayout]:
+    """The board in these fluents, or None when no relation looks like one.
+
+    `rules` give the static facts that order non-numeric coordinates. Among the
+    relations with two constant arguments of 2 to MAX_SIDE values each, both
+    ordered by the game, whose fluents cover at least MIN_COVER of the cells,
+    the one with the most cells wins (then the earlier argument pair).
+
+    >>> from .reader import parse_term
+    >>> cells = [parse_term(f"(cell {x} {y} b)") for x in (1, 2, 3) for y in (1, 2, 3)]
+    >>> layout = find_board(cells + [parse_term("(control x)")])
+    >>> layout.relation, layout.x_arg, layout.y_arg, layout.columns
+    ('cell', 0, 1, ('1', '2', '3'))
+    """
+    groups: dict[tuple[str, int], list[tuple[Term, ...]]] = defaultdict(list)
+    for fluent in fluents:
+        if isinstance(fluent, Compound) and len(fluent.args) >= 2:
+            groups[(fluent.functor, len(fluent.args))].append(fluent.args)
+    chains = _chains(rules)
+    best = None
+    for (relation, arity), rows in groups.items():
+        for i in range(arity):
+            for j in range(i + 1, arity):
+                candidate = _candidate(relation, arity, i, j, rows, chains)
+                if candidate is not None and (best is None or candidate[0] > best[0]):
+                    best = candidate
+    return None if best is None else best[1]
+
+
+def draw(layout: BoardLayout, state: Iterable[Term]) -> Position:
+    """`state` on the board: each cell's content (its fluents' other arguments),
+    and the fluents that are not cells."""
+    x_index = {value: k for k, value in enumerate(layout.columns)}
+    y_index = {value: k for k, value in enumerate(layout.rows)}
+    grid = [[[] for _ in layout.columns] for _ in layout.rows]
+    others = []
+    for fluent in state:
+        if layout.holds(fluent):
+            x, y = str(fluent.args[layout.x_arg]), str(fluent.args[layout.y_arg])
+            if x in x_index and y in y_index:
+                rest = [str(a) for k, a in enumerate(fluent.args) if k not in (layout.x_arg, layout.y_arg)]
+                grid[y_index[y]][x_index[x]].append(" ".join(rest) or "\u25cf")
+                continue
+        others.append(str(fluent))
+    cells = tuple(tuple(" ".join(sorted(found)) for found in row) for row in reversed(grid))
+    return Position(layout, cells, tuple(sorted(others)))
+
+
+def background(position: Position) -> str:
+    """What an empty cell holds in this game, when it says so: the content that
+    fills more than half of the cells of `position` (tic-tac-toe's `b` at the
+    start), else "" (cells without a fluent are empty)."""
+    counts: dict[str, int] = defaultdict(int)
+    for row in position.cells:
+        for content in row:
+            if content:
+                counts[content] += 1
+    size = len(position.layout.columns) * len(position.layout.rows)
+    common = max(counts, key=counts.get, default="")
+    return common if counts.get(common, 0) * 2 > size else ""
+
+
+# -- finding ---------------------------------------------------------------------------
+
+
+def _candidate(relation: str, arity: int, i: int, j: int, rows: list[tuple[Term, ...]],
+               chains: dict[str, list[tuple[str, str]]]):
+    """(score, layout) for arguments i and j of a relation as the coordinates, or None."""
+    xs: set[str] = set()
+    ys: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
+    for args in rows:
+        x, y = args[i], args[j]
+        if not (isinstance(x, Symbol) and isinstance(y, Symbol)):
+            return None
+        xs.add(x.name)
+        ys.add(y.name)
+        pairs.add((x.name, y.name))
+    if not (2 <= len(xs) <= MAX_SIDE and 2 <= len(ys) <= MAX_SIDE):
+        return None
+    cells = len(xs) * len(ys)
+    if len(pairs) < MIN_COVER * cells:
+        return None
+    columns = _order(xs, chains)
+    rows_in_order = _order(ys, chains)
+    if columns is None or rows_in_order is None:
+        return None
+    return (len(pairs), -i, -j), BoardLayout(relation, arity, i, j, columns, rows_in_order)
+
+
+def _order(values: set[str], chains: dict[str, list[tuple[str, str]]]) -> Optional[tuple[str, ...]]:
+    """The values in the game's order, with the values between them that the
+    fluents looked at did not show (the empty middle rows of a first
+    position): by number when they are numbers, else along a chain of facts
+    through them. None when the game orders them not (a colour and a count,
+    `(piece_count black 12)`, is no board)."""
+    if all(value.lstrip("-").isdigit() for value in values):
+        numbers = sorted(map(int, values))
+        if numbers[-1] - numbers[0] < MAX_SIDE:
+            return tuple(str(n) for n in range(numbers[0], numbers[-1] + 1))
+        return tuple(map(str, numbers))
+    for pairs in chains.values():
+        line = _chain_through(values, pairs)
+        if line is not None:
+            return line
+    return None
+
+
+def _chain_through(values: set[str], pairs: list[tuple[str, str]]) -> Optional[tuple[str, ...]]:
+    """The stretch of a successor relation's line (`pairs`, one successor and
+    one predecessor each) from the first of `values` to the last, when it
+    passes through all of them within MAX_SIDE steps; else None."""
+    following: dict[str, str] = {}
+    preceded: set[str] = set()
+    for a, b in pairs:
+        if a == b or a in following or b in preceded:
+            return None
+        following[a] = b
+        preceded.add(b)
+    reached = set()
+    for start in set(following) - preceded:  # lines, not cycles (`(opponent red yellow)` both ways)
+        node = start
+        while node not in reached:
+            reached.add(node)
+            node = following.get(node, node)
+    if len(reached) < len(set(following) | preceded):
+        return None
+    for first in values:
+        line = [first]
+        met = 1
+        while met < len(values) and line[-1] in following and len(line) < MAX_SIDE:
+            line.append(following[line[-1]])
+            met += line[-1] in values
+        if met == len(values):
+            return tuple(line)
+    return None
+
+
+def _chains(rules: Iterable[Rule]) -> dict[str, list[tuple[str, str]]]:
+    """Binary static facts between constants, by relation: candidate successor relations."""
+    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for rule in rules:
+        head = rule.head
+        if rule.body or not isinstance(head, Compound) or len(head.args) != 2:
+            continue
+        a, b = head.args
+        if isinstance(a, Symbol) and isinstance(b, Symbol):
+            found[head.functor].append((a.name, b.name))
+    return found

@@ -1,0 +1,94 @@
+"""Finding a game's board in its fluents (`gdl.board`): the relation with two
+coordinates the game orders, never a game's or a relation's name."""
+
+from __future__ import annotations
+
+import pytest
+
+from ggp_agent.gdl import load_game, parse_rules, parse_term
+from ggp_agent.gdl.board import BoardLayout, background, draw, find_board
+
+from ..helpers import GAMES, shared_path
+
+
+def terms(*texts: str) -> list:
+    return [parse_term(text) for text in texts]
+
+
+def grid(relation: str, xs, ys, *rest: str) -> list:
+    return [parse_term(f"({relation} {x} {y}{''.join(' ' + r for r in rest)})") for x in xs for y in ys]
+
+
+def test_tic_tac_toe_cells_with_numbered_coordinates():
+    fluents = grid("cell", (1, 2, 3), (1, 2, 3), "b") + terms("(control xplayer)")
+    layout = find_board(fluents)
+    assert (layout.relation, layout.x_arg, layout.y_arg) == ("cell", 0, 1)
+    assert layout.columns == layout.rows == ("1", "2", "3")
+    position = draw(layout, terms("(cell 1 1 x)", "(cell 2 3 o)", "(cell 3 3 b)", "(control oplayer)"))
+    assert position.cells == (("", "o", "b"), ("", "", ""), ("x", "", ""))  # top row first, x to the right
+    assert position.others == ("(control oplayer)",)
+
+
+def test_scrambled_names_and_coordinates_ordered_by_a_chain_of_facts():
+    """A scrambled game: no name means anything; the files are ordered by the
+    static successor facts, the ranks by number, and ten is after nine."""
+    rules = parse_rules("(zq k w) (zq w p) (zq p r) " + " ".join(f"(nx {n} {n + 1})" for n in range(12)))
+    fluents = grid("blorp", ("r", "k", "p", "w"), range(1, 11), "vv") + terms("(glub vv)")
+    layout = find_board(fluents, rules)
+    assert layout.relation == "blorp" and layout.columns == ("k", "w", "p", "r")
+    assert layout.rows == tuple(str(n) for n in range(1, 11))
+
+
+def test_no_board_where_the_game_orders_no_coordinates():
+    # point names with a colour (hex), and a colour with a count: no coordinates the game orders
+    hex_cells = [parse_term(f"(cell {c}{r} {p})") for c in "abc" for r in (1, 2, 3) for p in ("red", "blue")]
+    counts = [parse_term(f"(piece_count {side} {n})") for side in ("black", "white") for n in range(13)]
+    opponents = parse_rules("(opponent black white) (opponent white black)")  # a cycle orders nothing
+    assert find_board(hex_cells + counts, opponents) is None
+    assert find_board(terms("(step 1)", "(control x)")) is None
+
+
+def test_sparse_fluents_are_no_board_but_most_cells_are():
+    few = terms("(at 1 1)", "(at 5 5)")
+    assert find_board(few) is None
+    most = [f for f in grid("at", range(1, 6), range(1, 6)) if str(f) != "(at 3 3)"]
+    layout = find_board(most)
+    assert layout.relation == "at" and draw(layout, terms("(at 2 5)")).cells[0] == ("", "\u25cf", "", "", "")
+
+
+def test_the_larger_board_wins_and_the_layout_round_trips():
+    fluents = grid("cell", range(1, 9), range(1, 9), "white") + grid("mark", (1, 2), (1, 2))
+    layout = find_board(fluents)
+    assert layout.relation == "cell"
+    assert BoardLayout.from_json(layout.to_json()) == layout
+
+
+def test_the_empty_content_is_what_fills_the_first_position():
+    layout = find_board(grid("cell", (1, 2, 3), (1, 2, 3), "b"))
+    start = draw(layout, grid("cell", (1, 2, 3), (1, 2, 3), "b"))
+    assert background(start) == "b"
+    later = draw(layout, terms("(cell 1 1 x)", "(cell 2 2 o)"))
+    assert background(later) == ""
+    changed = later.changed_from(start)
+    assert changed[2][0] and changed[1][1] and changed[0][2]  # every b became empty or a mark
+
+
+@pytest.mark.parametrize("name, relation, size", [("tictactoe", "cell", (3, 3)), ("connectfour", "cell", (7, 6)),
+                                                  ("tictactoe_3p", "cell", (4, 4))])
+def test_our_games_boards_from_their_propnets(name, relation, size):
+    from ggp_agent.engines import make_state_machine
+
+    game = load_game(GAMES / f"{name}.kif")
+    with make_state_machine("propnet", game) as machine:
+        layout = find_board(machine.known_fluents(), game.rules)
+    assert layout.relation == relation and (len(layout.columns), len(layout.rows)) == size
+
+
+def test_breakthrough_and_checkers_from_the_corpus():
+    for name, columns in (("breakthroughSuicide", tuple("12345678")), ("checkers", tuple("abcdefgh"))):
+        game = load_game(shared_path("gdl-corpus", "games", f"{name}.kif"))
+        from ggp_agent.engines import make_state_machine
+
+        with make_state_machine("prolog", game) as machine:
+            layout = find_board(machine.initial_state(), game.rules)
+        assert layout.columns == columns and layout.rows == tuple("12345678"), name

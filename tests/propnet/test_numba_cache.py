@@ -1,0 +1,132 @@
+"""Numba's cache in a folder the process cannot write (the Docker image under
+`docker run --read-only`): the kernels compiled ahead of time load, and nothing
+is compiled again.
+
+"Read-only" is a real read-only mount made in a private namespace (see
+`read_only_command`), for the cache and the sources alike, as in the container;
+"nothing compiled" is numba's own compile events (`counting_compilations`) and
+its dispatcher's cache hits."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ggp_agent.folders import write_problem
+from ggp_agent.propnet.numba_cache import cache_description, use_readable_cache
+from ..helpers import REPO, read_only_command, require_read_only_mounts
+
+TINY_KERNELS = """
+from numba import njit
+
+
+@njit(cache=True)
+def add(a, b):
+    return a + b
+"""
+
+#: Calls the tiny kernel once; prints what numba compiled and how often its cache served.
+PROBE = """
+import json, sys
+from ggp_agent.propnet.numba_cache import counting_compilations, use_readable_cache
+if sys.argv[1] == "mirror":
+    use_readable_cache()
+import tiny_kernels
+with counting_compilations() as compiled:
+    assert tiny_kernels.add(1, 2) == 3
+print(json.dumps({"compiled": compiled, "hits": sum(tiny_kernels.add.stats.cache_hits.values())}))
+"""
+
+
+def _files(folder: Path) -> dict[str, int]:
+    return {str(path.relative_to(folder)): path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()}
+
+
+def _folders(tmp_path: Path, *names: str) -> list[Path]:
+    made = [tmp_path / name for name in names]
+    for folder in made:
+        folder.mkdir()
+    return made
+
+
+def _probe(command: list[str], env: dict) -> dict:
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_read_only_cache_is_read_through_a_mirror_and_nothing_is_compiled(tmp_path):
+    require_read_only_mounts(tmp_path)
+    source, cache, home, scratch = _folders(tmp_path, "src", "cache", "home", "tmp")
+    (source / "tiny_kernels.py").write_text(TINY_KERNELS)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(source), "HOME": str(home),
+           "TMPDIR": str(scratch)}
+
+    compiling = _probe([sys.executable, "-c", PROBE, "plain"], env)  # the image's build step
+    assert compiling["compiled"] == ["tiny_kernels.add"] and compiling["hits"] == 0
+    baked = _files(cache)
+    assert any(name.endswith(".nbi") for name in baked)
+
+    # Without the mirror numba passes the read-only cache over and compiles
+    # into the home folder: what the container did.
+    passed_over = _probe(read_only_command([cache, source], [sys.executable, "-c", PROBE, "plain"]), env)
+    assert passed_over["compiled"] == ["tiny_kernels.add"]
+    assert any(name.endswith(".nbi") for name in _files(home))
+
+    for path in home.iterdir():
+        subprocess.run(["rm", "-rf", str(path)], check=True)
+    mirrored = _probe(read_only_command([cache, source], [sys.executable, "-c", PROBE, "mirror"]), env)
+    assert mirrored == {"compiled": [], "hits": 1}
+    assert _files(cache) == baked and _files(home) == {}
+    assert list(scratch.iterdir()) == []  # the mirror is gone at exit
+
+
+def test_the_mirror_is_made_only_for_a_cache_that_cannot_be_written(tmp_path, monkeypatch):
+    writable = tmp_path / "writable"
+    writable.mkdir()
+    environ = {"NUMBA_CACHE_DIR": str(writable)}
+    assert use_readable_cache(environ) is None and environ == {"NUMBA_CACHE_DIR": str(writable)}
+    assert use_readable_cache({}) is None  # no NUMBA_CACHE_DIR: numba's own choice
+    missing = {"NUMBA_CACHE_DIR": str(tmp_path / "missing")}
+    assert use_readable_cache(missing) is None  # nothing to read: numba creates it
+    assert cache_description(environ) == str(writable)
+    assert "next to the package's sources" in cache_description({})
+
+
+def test_write_problem_says_why_a_folder_cannot_be_written(tmp_path):
+    assert write_problem(tmp_path / "new" / "folder") is None and (tmp_path / "new" / "folder").is_dir()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert write_problem(blocker / "records") == "Not a directory"
+    assert write_problem(tmp_path / "absent", create=False) == "No such file or directory"
+    require_read_only_mounts(tmp_path)
+    probe = "import sys; from ggp_agent.folders import write_problem; print(write_problem(sys.argv[1]))"
+    done = subprocess.run(read_only_command([tmp_path], [sys.executable, "-c", probe, str(tmp_path)]),
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "Read-only file system", done.stderr
+
+
+@pytest.mark.slow
+def test_the_warm_up_output_is_the_cache_a_read_only_run_loads(tmp_path):
+    """The image's build step (`ggp-agent warmup` writing NUMBA_CACHE_DIR), then its
+    run time (cache and package read-only, a tmpfs-like /tmp): no kernel compiled."""
+    require_read_only_mounts(tmp_path)
+    cache, home, scratch = _folders(tmp_path, "cache", "home", "tmp")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": "generic", "HOME": str(home),
+           "TMPDIR": str(scratch)}
+    warmup = [sys.executable, "-m", "ggp_agent.cli", "-q", "warmup"]
+
+    built = subprocess.run(warmup, capture_output=True, text=True, env=env, timeout=1200)
+    assert built.returncode == 0, built.stdout + built.stderr
+    compiled_at_build = int(built.stdout.split("numba: ", 1)[1].split()[0])
+    assert compiled_at_build > 10, built.stdout  # every kernel, from nothing
+
+    run = subprocess.run(read_only_command([cache, REPO / "ggp_agent"], warmup),
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "numba: 0 functions compiled" in run.stdout, run.stdout
+    assert f"numba cache: {cache} (read-only: read through links in {scratch}" in run.stdout
+    assert list(home.rglob("*")) == [] and list(scratch.iterdir()) == []

@@ -142,11 +142,9 @@ def test_two_threads_find_the_winning_move(tictactoe, parallel):
         search.stop()
 
 
-def test_threads_default_to_the_cores_and_prolog_gets_one(tictactoe):
-    import os
-
-    search = make_search("mcps", tictactoe, 0, seed=1)
-    assert isinstance(search, RootParallelSearch if (os.cpu_count() or 1) > 1 else TreeSearch)
+def test_threads_default_to_one_and_prolog_gets_one(tictactoe):
+    assert isinstance(make_search("mcps", tictactoe, 0, seed=1), TreeSearch)
+    assert isinstance(make_search("mcps", tictactoe, 0, seed=1, threads=2), RootParallelSearch)
     prolog = make_state_machine("prolog", load_game(GAMES / "tictactoe.kif"))
     try:
         assert isinstance(make_search("mcps", prolog, 0, threads=4), TreeSearch)

@@ -32,6 +32,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     bench.add_argument("--search", default=None, metavar="RULES",
                        help="also the tree searches, e.g. uct,grave,mcps: iterations/s from the opening")
     bench.add_argument("--repeats", type=int, default=3, help="searches per rule (--search)")
+    bench.add_argument("--codes", default="auto", metavar="CODINGS",
+                       help="with --search: the codings to bench side by side, e.g. moves,effects,auto")
     bench.add_argument("--budgets", default=None, metavar="SECONDS",
                        help="with --search: self-play at these seconds per move, e.g. 0.25,1 "
                             "(iterations/s, playout length, new-leaf depth per move, as the MCPS appendix)")
@@ -146,9 +148,10 @@ def _bench_search(args, game) -> dict:
                       f"per CPU s, {row['cores_used']:.2f} cores used), playout {row['mean_playout']} moves, "
                       f"new leaves at depth {row['mean_leaf_depth']}{ratios}")
             return found
-        found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats)}
+        codes = [coding.strip() for coding in args.codes.split(",") if coding.strip()]
+        found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats, codes=codes)}
         for row in found["opening"]:
-            print(f"  {row['rule']:>5} from the opening: {row['iterations_per_s']:.0f} iterations/s "
+            print(f"  {row['rule']:>5} from the opening, {row['codes']}: {row['iterations_per_s']:.0f} iterations/s "
                   f"(per search {', '.join(f'{r:.0f}' for r in row['rates'])}), playout {row['mean_playout']} "
                   f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['max_nodes']} nodes")
         if args.budgets:

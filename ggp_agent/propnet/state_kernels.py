@@ -266,6 +266,41 @@ def advance(net, work, joint_codes):
 
 
 @kernel
+def peek_next(net, work, joint_codes, out):
+    """The next state of one joint move into `out` (uint64 words), the current
+    state left as it was: the inputs are switched on and off again, so only
+    the gates the move reaches are recomputed (a look-ahead, without
+    `advance`'s two state loads)."""
+    base = 1 + net.n_fluents
+    for r in range(net.n_roles):
+        c = joint_codes[r]
+        old = work.input_code[r]
+        if c != old:
+            if old >= 0:
+                work.value[base + old] = 0
+                _push(work.queued, work.stack, work.registers, base + old)
+            if c >= 0:
+                work.value[base + c] = 1
+                _push(work.queued, work.stack, work.registers, base + c)
+            work.input_code[r] = c
+    propagate(net, work)
+    for w in range(net.n_words):
+        out[w] = ZERO
+    value = work.value
+    for i in range(net.n_fluents):
+        lit = net.next_lit[i]
+        if (value[lit >> 1] ^ (lit & 1)) != 0:
+            out[i >> 6] |= ONE << np.uint64(i & 63)
+    for r in range(net.n_roles):
+        c = work.input_code[r]
+        if c >= 0:
+            work.value[base + c] = 0
+            _push(work.queued, work.stack, work.registers, base + c)
+            work.input_code[r] = -1
+    propagate(net, work)
+
+
+@kernel
 def is_terminal(net, work):
     return literal_value(work.value, net.terminal_lit) != 0
 

@@ -41,6 +41,7 @@ class SearchFigures:
     """Sums over searches, averaged on demand."""
 
     rule: str
+    codes: str = "auto"
     seconds: float = 0.0
     iterations: int = 0
     rollouts: int = 0
@@ -52,6 +53,7 @@ class SearchFigures:
     rates: list = field(default_factory=list)
 
     def add(self, search, seconds: float) -> None:
+        self.codes = f"{search.params.codes} ({search.stats()['codes_reason']})"
         c = search.arena.counters
         self.seconds += seconds
         self.iterations += int(c[C_ITERATIONS])
@@ -67,6 +69,7 @@ class SearchFigures:
     def to_json(self) -> dict:
         return {
             "rule": self.rule,
+            "codes": self.codes,
             "iterations_per_s": round(self.iterations / self.seconds, 1) if self.seconds else None,
             "iterations_per_s_median_move": round(statistics.median(self.rates), 1) if self.rates else None,
             "mean_playout": round(self.rollout_steps / self.rollouts, 2) if self.rollouts else None,
@@ -84,15 +87,17 @@ def _timed(search, seconds: float) -> float:
 
 
 def bench_opening(machine: StateMachine, rules: Sequence[str], seconds: float, repeats: int = 3,
-                  seed: int = 1, memory_cap: Optional[int] = None) -> list[dict]:
-    """Each rule searches the initial position `repeats` times for `seconds`."""
+                  seed: int = 1, memory_cap: Optional[int] = None, codes: Sequence[str] = ("auto",)) -> list[dict]:
+    """Each rule searches the initial position `repeats` times for `seconds`,
+    once per coding in `codes` (so that codings compare in the same run)."""
     results = []
     state = machine.initial_state()
     role = next((r for r in range(len(machine.roles)) if len(machine.legal_moves(state, r)) > 1), 0)
-    for rule in rules:
+    for rule, coding in ((rule, coding) for rule in rules for coding in codes):
         figures = SearchFigures(rule)
         for repeat in range(repeats):
-            search = make_tree_search(rule, machine, role, seed=seed + repeat, memory_cap=memory_cap)
+            search = make_tree_search(rule, machine, role, seed=seed + repeat, memory_cap=memory_cap,
+                                      options={"codes": coding})
             search.prepare(state)
             figures.add(search, _timed(search, seconds))
         row = figures.to_json()

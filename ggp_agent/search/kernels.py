@@ -25,7 +25,7 @@ import numpy as np
 from ..propnet.bits import rand_below
 from ..propnet.jit import allocating_kernel, atomic_read, kernel
 from ..propnet.state_kernels import (
-    advance, goals, is_terminal, legal_codes, load_state, random_playout, state_hash,
+    advance, goals, is_terminal, legal_codes, load_state, peek_next, random_playout, state_hash,
 )
 from .arena import C_BROKEN, C_INTERRUPT, C_PATH
 from .params import P_CODES, P_MAX_ROLLOUT
@@ -93,14 +93,13 @@ def _effect_features(A, net, work, node):
     for r in range(net.n_roles):
         A.joint[r] = A.edge_code[A.node_edges[node, r]]
     words = A.node_words[node]
+    load_state(net, work, words)
     for e in range(A.node_edges[node, role], A.node_edges[node, role + 1]):
         A.joint[role] = A.edge_code[e]
-        load_state(net, work, words)
-        advance(net, work, A.joint)
-        feature = effect_code(A, role, words, work.state)
+        peek_next(net, work, A.joint, A.before)
+        feature = effect_code(A, role, words, A.before)
         if feature >= 0:
             A.edge_feat[e] = feature
-    load_state(net, work, words)
 
 
 @kernel

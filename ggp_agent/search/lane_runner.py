@@ -123,11 +123,13 @@ class LaneRunner(PropnetRunner):
 
 def choose_runner(machine: StateMachine, seed: int, params: SearchParams, batch: Optional[int],
                   shared: bool = False):
-    """The lanes' runner for a propnet with move codes (unless `batch` is 1: one
-    leaf at a time, the search as it was before the lanes), else
+    """The lanes' runner for a propnet with move codes, or codes="auto" that the
+    search resolves to move codes (unless `batch` is 1: one leaf at a time, the
+    search as it was before the lanes; if "auto" becomes effect codes,
+    `TreeSearch` asks again), else
     `runners.make_runner` (the single-leaf propnet kernel, or Prolog).
     `shared`: several threads search one tree (lanes only)."""
-    if isinstance(machine, PropnetStateMachine) and params.codes == "moves" and (batch is None or batch > 1):
+    if isinstance(machine, PropnetStateMachine) and params.codes in ("moves", "auto") and (batch is None or batch > 1):
         return LaneRunner(machine, seed, params.max_depth, params.max_rollout,
                           max_batch=LANES if batch is None else batch, shared=shared)
     return make_runner(machine, seed, params.max_rollout)

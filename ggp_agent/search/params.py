@@ -39,10 +39,20 @@ P_WINDOW = 6
 P_SOLVER = 7
 P_MAX_DEPTH = 8
 P_CODES = 9
-N_PARAMS = 10
+P_AMAF_WEIGHT = 10
+P_PERM_WEIGHT = 11
+P_EXPLORE = 12
+P_PRIOR_BIAS = 13
+N_PARAMS = 14
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
-CODES = {"moves": 0, "effects": 1}
+#: "auto" is decided when the search starts (`codes_choice.py`); packed before
+#: that, it reads as moves.
+CODES = {"moves": 0, "effects": 1, "auto": 0}
+
+#: What the permutation window keeps when the match moves the root (see
+#: `SearchParams.root_window`); the driver applies it, the kernels never read it.
+ROOT_WINDOWS = ("restrict", "clear", "keep")
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,24 @@ class SearchParams:
       that permutations of a playout stay valid (its AtariGo codes carry a
       capture flag, its Wargame codes a destination); this is the GGP way to do
       the same without knowing the game. Needs a propnet (else moves); costs a
-      look-ahead of every move of the chooser when a node is expanded.
+      look-ahead of every move of the chooser when a node is expanded. "auto":
+      decided when the search starts, from the rules: effect codes where a
+      move code has several effects on average (`codes_choice.py`: connect
+      four's "drop in column c"), move codes elsewhere.
+    - `amaf`, `perm`: weights on the AMAF count ñ and the permutation count n̂ in
+      the MCPS value (1: the paper; 0: without that source).
+    - `explore`: an exploration term explore·sqrt(ln N / (n + 1)) added to the
+      GRAVE and MCPS values (0: none, as published).
+    - `prior_bias`: shrinks MCPS's prior counts to ñ / (1 + prior_bias·ñ) and
+      n̂ / (1 + prior_bias·n̂), so that a prior is worth at most 1 / prior_bias
+      playouts of the edge itself. With `perm=0` this is GRAVE's weight
+      β = ñ / (n + ñ + bias·n·ñ) with bias = prior_bias (the minimum-squared-error
+      weight of a biased estimator); 0 is the paper's MCPS (the priors' weight
+      never vanishes, however often the edge itself is played).
+    - `root_window`: what the permutation window keeps when the match moves
+      the root: "restrict" (the playouts that contain the moves played),
+      "clear" (nothing: statistics only from playouts of the current root),
+      "keep" (everything).
     """
 
     rule: str = "mcps"
@@ -83,7 +110,12 @@ class SearchParams:
     window: int = 10_000
     solver: bool = True
     max_depth: int = 400
-    codes: str = "moves"
+    codes: str = "auto"
+    amaf: float = 1.0
+    perm: float = 1.0
+    explore: float = 0.0
+    prior_bias: float = 0.0
+    root_window: str = "restrict"
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -92,6 +124,10 @@ class SearchParams:
             raise ValueError(f"search settings out of range: {self}")
         if self.codes not in CODES:
             raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
+        if self.root_window not in ROOT_WINDOWS:
+            raise ValueError(f"unknown root_window {self.root_window!r}; known: {', '.join(ROOT_WINDOWS)}")
+        if min(self.amaf, self.perm, self.explore, self.prior_bias) < 0:
+            raise ValueError(f"search weights must not be negative: {self}")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
 
@@ -108,6 +144,10 @@ class SearchParams:
         packed[P_SOLVER] = 1.0 if self.solver else 0.0
         packed[P_MAX_DEPTH] = self.max_depth
         packed[P_CODES] = CODES[self.codes]
+        packed[P_AMAF_WEIGHT] = self.amaf
+        packed[P_PERM_WEIGHT] = self.perm
+        packed[P_EXPLORE] = self.explore
+        packed[P_PRIOR_BIAS] = self.prior_bias
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

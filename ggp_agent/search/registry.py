@@ -8,6 +8,7 @@ those of `flat.py`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Optional
 
 from ..propnet.machine import PropnetStateMachine
@@ -57,7 +58,7 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
     one at a time); `threads` (None: `DEFAULT_THREADS`) trees share the
     memory cap and are merged at the root, or with `parallel="tree"` the
     threads search one tree on their own lanes (`shared_tree.py`; it needs
-    the lanes: a propnet, move codes, batch above 1). The flat rules ignore
+    the lanes: a propnet, move codes, which "auto" becomes there, batch above 1). The flat rules ignore
     them.
     """
     if parallel not in PARALLEL:
@@ -67,8 +68,9 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
         if count == 1:
             return make_tree_search(rule, machine, role_index, seed=seed, **settings)
         params = tree_params(rule, settings.get("options"))
-        if parallel == "tree" and params.codes == "moves" and settings.get("batch") != 1:
-            settings.pop("options", None)
+        if parallel == "tree" and params.codes != "effects" and settings.get("batch") != 1:
+            settings.pop("options", None)  # the shared tree's lanes play move codes ("auto" included)
+            params = replace(params, codes="moves")
             return SharedTreeSearch(machine, role_index, threads=count, params=params, seed=seed, **settings)
         cap = settings.pop("memory_cap", None)
         share = None if cap is None else max(1, int(cap) // count)

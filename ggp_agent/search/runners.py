@@ -28,6 +28,7 @@ from ..propnet.arrays import new_rng, new_work
 from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import State, StateMachine
 from . import kernels, tree
+from .codes_choice import effect_multiplicity, measure_effects
 from .table import new_node, register_code, set_terminal, tt_find
 from .arena import C_PATH, Arena
 
@@ -75,6 +76,14 @@ class PropnetRunner:
     def prepare_arena(self, A: Arena) -> None:
         """Mark the fluents effect codes look at (`kernels.move_dependent_fluents`)."""
         kernels.move_dependent_fluents(self.net, A.dynamic)
+
+    def effect_multiplicity(self, state: State) -> Optional[float]:
+        """Mean distinct effects per move code over a few random playouts from
+        `state` (`codes_choice.py`)."""
+        dynamic = np.zeros(self.n_words, dtype=np.uint64)
+        kernels.move_dependent_fluents(self.net, dynamic)
+        seen = measure_effects(self.net, self.rng, self.machine.state_words(state), dynamic)
+        return effect_multiplicity(seen)
 
     def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
         return int(kernels.propnet_root(A, self.net, self.work, self.machine.state_words(state)))
@@ -135,6 +144,10 @@ class MachineRunner:
 
     #: Effect codes need state words; over Prolog the statistics use move codes.
     supports_effects = False
+
+    def effect_multiplicity(self, state: State) -> Optional[float]:
+        """Unknown over a Prolog engine (no state words to compare)."""
+        return None
 
     @property
     def n_roles(self) -> int:

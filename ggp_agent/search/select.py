@@ -37,7 +37,9 @@ import numpy as np
 from ..propnet.bits import rand_below
 from .arena import PENDING, PROVEN
 from ..propnet.jit import kernel
-from .params import P_BIAS, P_C, P_RULE, RULE_GRAVE, RULE_UCT
+from .params import (
+    P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_RULE, RULE_GRAVE, RULE_UCT,
+)
 
 INFINITY = np.inf
 
@@ -73,23 +75,54 @@ def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table):
         if n_amaf > 0:
             beta = n_amaf / (n + n_amaf + P[P_BIAS] * n * n_amaf)
             q = w / n if n > 0 else 0.0
-            return (1.0 - beta) * q + beta * (w_amaf / n_amaf)
-        if n > 0:
-            return w / n
-        return INFINITY
+            value = (1.0 - beta) * q + beta * (w_amaf / n_amaf)
+        elif n > 0:
+            value = w / n
+        else:
+            return INFINITY
+        return value + exploration(P, n, log_visits)
     # MCPS
-    if n_amaf == 0 and (tracked or n == 0):
-        return INFINITY
     n_perm = 0
     q_perm = 1.0
     if perm_table >= 0 and code < A.perm_n.shape[1]:
         n_perm = A.perm_n[perm_table, code]
         q_perm = A.perm_q[perm_table, code]
+    if P[P_AMAF_WEIGHT] > 0.0:
+        if n_amaf == 0 and (tracked or n == 0):
+            return INFINITY
+    elif n == 0 and (n_perm == 0 or P[P_PERM_WEIGHT] == 0.0):
+        return INFINITY
+    return mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm) + exploration(P, n, log_visits)
+
+
+@kernel
+def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm):
+    """(n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0, with the prior counts
+    ñ and n̂ weighted (`amaf`, `perm`) and shrunk to ñ / (1 + prior_bias·ñ)
+    (`SearchParams.prior_bias`: a prior is then worth at most 1 / prior_bias
+    playouts of the edge itself)."""
+    a = n_amaf * P[P_AMAF_WEIGHT]
+    a_w = w_amaf * P[P_AMAF_WEIGHT]
+    b = n_perm * P[P_PERM_WEIGHT]
+    if P[P_PRIOR_BIAS] > 0.0:
+        shrink = 1.0 / (1.0 + P[P_PRIOR_BIAS] * a)
+        a *= shrink
+        a_w *= shrink
+        b = b / (1.0 + P[P_PRIOR_BIAS] * b)
     q = w / n if n > 0 else 1.0
-    total = n + n_amaf + n_perm
-    if total == 0:
+    total = n + a + b
+    if total <= 0.0:
         return 1.0
-    return (n * q + w_amaf + n_perm * q_perm) / total
+    return (n * q + a_w + b * q_perm) / total
+
+
+@kernel
+def exploration(P, n, log_visits):
+    """The exploration term added to GRAVE and MCPS values (`SearchParams.explore`)."""
+    c = P[P_EXPLORE]
+    if c <= 0.0:
+        return 0.0
+    return c * math.sqrt(log_visits / (n + 1))
 
 
 @kernel

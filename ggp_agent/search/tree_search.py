@@ -44,10 +44,12 @@ from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
     C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_INTERRUPT, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
-    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
+    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, PROVEN, Arena,
     arena_bytes, new_arena, plan_capacity,
 )
+from .codes_choice import resolve_codes
 from .collect import clear_tree, collect_garbage
+from .figures import answer_summary, root_figures
 from .interface import Search
 from .params import P_SOLVER, RULES, SearchParams
 from .root import best_edge, depth_of_tree, move_decided, root_child, root_choice_codes
@@ -110,6 +112,7 @@ class TreeSearch(Search):
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
+        self._codes_reason = "set by the options"
 
     # -- the Search interface ----------------------------------------------------------
 
@@ -123,6 +126,8 @@ class TreeSearch(Search):
         `run_for` and `best_move` then work in the caller's thread)."""
         runner = self._runner
         terminal = self.machine.is_terminal(state)
+        if self.params.codes == "auto":
+            self._choose_codes(state, terminal)
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
@@ -145,6 +150,19 @@ class TreeSearch(Search):
         self._decided = self._decided_locked()
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
+
+    def _choose_codes(self, state: State, terminal: bool) -> None:
+        """codes=auto: move or effect codes for this match, measured from the
+        rules' effects (`codes_choice.py`), once, and logged with the reason."""
+        began = time.perf_counter()
+        codes, reason = resolve_codes(self.rule, self._runner, state, terminal)
+        self.params = replace(self.params, codes=codes)
+        self._packed = self.params.pack()
+        self._codes_reason = reason
+        if codes != "moves":  # the lanes play move codes: effect codes go one leaf at a time
+            self._runner = choose_runner(self.machine, self._seed, self.params, None)
+        log.info("search %s: %s codes: %s (decided in %.3f s)", self.name, codes, reason,
+                 time.perf_counter() - began)
 
     def hold(self) -> None:
         """The player needs the engine now: leave it alone until `advance` (an
@@ -178,10 +196,10 @@ class TreeSearch(Search):
             if all(c is not None for c in codes):
                 joint = np.asarray(codes, dtype=np.int32)
                 child = int(root_child(A, joint))
-                if RULES[self.rule] == RULES["mcps"]:
+                if RULES[self.rule] == RULES["mcps"] and self.params.root_window != "keep":
                     choice = np.zeros(len(codes), dtype=np.int32)
                     n = int(root_choice_codes(A, joint, choice))
-                    if n < 0:
+                    if n < 0 or self.params.root_window == "clear":
                         mcps.clear_window(A)
                     else:
                         mcps.restrict_window(A, P, choice, n)
@@ -224,25 +242,17 @@ class TreeSearch(Search):
         else:
             move, stats = self._published, dict(self._published_stats)
         self.answered()
-        log.info(
-            "search %s: move %s visits=%s value=%s iterations=%s (%.0f/s) nodes=%s depth=%s "
-            "leaf_depth=%s playout=%s proven=%s",
-            self.name, move, stats.get("move_visits"), stats.get("move_value"), stats.get("iterations"),
-            stats.get("iterations_per_s", 0.0), stats.get("nodes"), stats.get("max_depth"),
-            stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
-        )
+        log.info("search %s: move %s %s", self.name, move, answer_summary(stats))
         return move
 
     def answered(self) -> None:
-        """The player took its move: without pondering, stop thinking until the
-        next root change."""
+        """The move is taken: without pondering, no thinking until the next root change."""
         if not self.ponder:
             self._thinking = False
 
     def root_votes(self) -> list:
-        """Our role's root edges as `parallel.RootVote`s (move, visits, reward
-        sum, proven goal or -1): read from the tree when the worker is between
-        batches, else as published after its last batch (never waits)."""
+        """Our role's root edges as `votes.RootVote`s: from the tree between
+        batches, else as published after the last batch (never waits)."""
         if self._lock.acquire(blocking=False):
             try:
                 return self._votes_locked()
@@ -412,6 +422,7 @@ class TreeSearch(Search):
         if self.arena is None or self._our_choices == 0:
             return []
         return tree_votes(self.arena, self.role, self._runner.move_of)
+
     def _decided_locked(self) -> bool:
         """Whether the move to play is settled (see `answer_ready`)."""
         if self.arena is None:
@@ -439,6 +450,7 @@ class TreeSearch(Search):
         figures = {
             "rule": self.rule,
             "codes": self.params.codes,
+            "codes_reason": self._codes_reason,
             "iterations": iterations,
             "playouts": iterations,
             "iterations_per_s": round(iterations / self._think_seconds, 1) if self._think_seconds > 0 else 0.0,
@@ -460,21 +472,10 @@ class TreeSearch(Search):
         }
         if self._last_error:
             figures["last_error"] = self._last_error
-        top = []
-        if self._our_choices > 0 and A.node_flags[root] & EXPANDED:
-            lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
-            order = sorted(range(lo, hi), key=lambda e: -int(A.edge_n[e]))
-            for e in order[:5]:
-                n = int(A.edge_n[e])
-                top.append({"move": str(self._runner.move_of(int(A.edge_code[e]))), "visits": n,
-                            "value": round(float(A.edge_w[e]) / n, 3) if n else None})
-            best = int(best_edge(A, self.role))
-            if best >= 0:
-                n = int(A.edge_n[best])
-                figures["move"] = str(self._runner.move_of(int(A.edge_code[best])))
-                figures["move_visits"] = n
-                figures["move_value"] = round(float(A.edge_w[best]) / n, 3) if n else None
-        figures["top_moves"] = top
+        if self._our_choices > 0:
+            figures.update(root_figures(A, self.role, self.params.rho, self._runner.move_of))
+        else:
+            figures["top_moves"] = []
         return figures
 
 

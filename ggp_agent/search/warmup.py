@@ -33,14 +33,15 @@ from ..propnet import (
 from ..propnet.jit import dispatchers
 from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
-from . import collect, kernels, lane_search, mcps, root, select, solver, table, tree
+from . import codes_choice, collect, kernels, lane_search, mcps, root, select, solver, table, tree
 from .params import RULES
 from .registry import PARALLEL, make_search
 from .tree_search import make_tree_search
 
 #: Every module that defines numba kernels: what the warm-up must load.
-KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan, bench, graph_kernels, order_kernels,
-                  table, select, mcps, solver, tree, root, collect, kernels, lane_search)
+KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
+                  bench, graph_kernels, order_kernels, table, select, mcps, solver, tree, root, collect, kernels,
+                  lane_search, codes_choice)
 
 log = logging.getLogger(__name__)
 

@@ -49,6 +49,38 @@ def replay_codes(machine, start_words, codes, steps):
     return work
 
 
+@pytest.mark.parametrize("game", ["connectfour.kif", "breakthrough_6x6.kif"])
+def test_peek_next_is_advance_without_moving(game):
+    """Effect codes look ahead with `peek_next`: every legal joint move's next
+    state must be `advance`'s, and the current state must stay as it was
+    (values and counts included, or later steps would go wrong)."""
+    machine = PropnetStateMachine(load_game(GAMES / game))
+    net = machine.net
+    work, ahead = new_work(net), new_work(net)
+    rng = np.random.default_rng(5)
+    buffer = np.zeros(net.n_codes, dtype=np.int32)
+    peeked = np.zeros(net.n_words, dtype=np.uint64)
+    joint = np.zeros(net.n_roles, dtype=np.int32)
+    kernels.load_state(net, work, net.init_words)
+    for _ in range(12):
+        if kernels.is_terminal(net, work):
+            break
+        legal = [buffer[: kernels.legal_codes(net, work, r, buffer)].copy() for r in range(net.n_roles)]
+        chooser = max(range(net.n_roles), key=lambda r: len(legal[r]))
+        for r in range(net.n_roles):
+            joint[r] = legal[r][0]
+        values, counts = work.value.copy(), work.count.copy()
+        for code in legal[chooser]:
+            joint[chooser] = code
+            kernels.peek_next(net, work, joint, peeked)
+            kernels.load_state(net, ahead, kernels.current_state(work))
+            kernels.advance(net, ahead, joint)
+            assert np.array_equal(peeked, kernels.current_state(ahead))
+            assert np.array_equal(work.value, values) and np.array_equal(work.count, counts)
+        joint[chooser] = legal[chooser][rng.integers(len(legal[chooser]))]
+        kernels.advance(net, work, joint)
+
+
 def test_one_at_a_time_kernels_answer_like_the_state_machine(tictactoe):
     machine, net = tictactoe, tictactoe.net
     work = new_work(net)

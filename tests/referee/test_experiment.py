@@ -23,8 +23,16 @@ from ..helpers import GAMES
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 
-def tiny_plan(matches=2, **options) -> ExperimentPlan:
-    return ExperimentPlan(games=("hex", "go"), sizes=(5,), budgets=(0.05,), matches=matches, library=GAMES,
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> Path:
+    """A game library with Hex 5x5 and no Go: a cell whose game file is missing."""
+    folder = tmp_path_factory.mktemp("library")
+    (folder / "hex_5x5.kif").write_text((GAMES / "hex_5x5.kif").read_text())
+    return folder
+
+
+def tiny_plan(library: Path, matches=2, **options) -> ExperimentPlan:
+    return ExperimentPlan(games=("hex", "go"), sizes=(5,), budgets=(0.05,), matches=matches, library=library,
                           start_clock=10.0, **options)
 
 
@@ -106,19 +114,19 @@ def check_cell(out: Path, matches: int) -> list[dict]:
     return lines
 
 
-def test_a_run_on_the_local_pool_and_its_rerun(tmp_path):
+def test_a_run_on_the_local_pool_and_its_rerun(tmp_path, library):
     out = tmp_path / "out"
-    result = run_experiment(tiny_plan(2), out, workers=1)
+    result = run_experiment(tiny_plan(library, 2), out, workers=1)
     assert result.played == 2 and not result.failures
     assert [cell.game_name for cell in result.missing] == ["go_5x5"]
     first = check_cell(out, 2)
-    again = run_experiment(tiny_plan(2), out, workers=1)  # everything is finished: nothing to play
+    again = run_experiment(tiny_plan(library, 2), out, workers=1)  # everything is finished: nothing to play
     assert again.played == 0 and check_cell(out, 2) == first
-    report = run_experiment(tiny_plan(3), out, play=False)  # report only: plays nothing, locks nothing
+    report = run_experiment(tiny_plan(library, 3), out, play=False)  # report only: plays nothing, locks nothing
     assert report.played == 0 and report.summaries[0].finished == 2
 
 
-def test_two_runs_cannot_write_one_directory(tmp_path):
+def test_two_runs_cannot_write_one_directory(tmp_path, library):
     import fcntl
 
     out = tmp_path / "out"
@@ -126,16 +134,16 @@ def test_two_runs_cannot_write_one_directory(tmp_path):
     with (out / ".lock").open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ExperimentError, match="another run"):
-            run_experiment(tiny_plan(2), out, workers=1)
+            run_experiment(tiny_plan(library, 2), out, workers=1)
     with pytest.raises(ExperimentError, match="no game file"):
-        run_experiment(ExperimentPlan(("go",), (5,), (0.05,), 2, library=GAMES), out, workers=1)
+        run_experiment(ExperimentPlan(("go",), (5,), (0.05,), 2, library=library), out, workers=1)
 
 
-def experiment_command(out: Path, matches: int, cluster: str) -> list[dict]:
+def experiment_command(out: Path, matches: int, cluster: str, library: Path) -> list[dict]:
     """`ggp-agent experiment mcps-vs-grave` on the cluster; the cell's lines after it."""
     completed = subprocess.run(
         [sys.executable, "-m", "ggp_agent.cli", "-q", "experiment", "mcps-vs-grave", "--games", "hex,go",
-         "--sizes", "5", "--budgets", "0.05", "--matches", str(matches), "--library", str(GAMES),
+         "--sizes", "5", "--budgets", "0.05", "--matches", str(matches), "--library", str(library),
          "--out", str(out), "--cluster", cluster, "--no-progress"],
         capture_output=True, text=True, timeout=900,
     )
@@ -145,12 +153,12 @@ def experiment_command(out: Path, matches: int, cluster: str) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_the_command_on_a_dask_cluster_resumes_without_repeating_a_match(dask_cluster, tmp_path):
+def test_the_command_on_a_dask_cluster_resumes_without_repeating_a_match(dask_cluster, tmp_path, library):
     out = tmp_path / "out"
-    first = experiment_command(out, 2, dask_cluster)
+    first = experiment_command(out, 2, dask_cluster, library)
     assert len(first) == 2
     # a rerun asked for more continues: the two finished matches stay as they were, two more are played
-    second = experiment_command(out, 4, dask_cluster)
+    second = experiment_command(out, 4, dask_cluster, library)
     assert len(second) == 4 and second[:2] == first
     from distributed import Client
 
@@ -158,6 +166,6 @@ def test_the_command_on_a_dask_cluster_resumes_without_repeating_a_match(dask_cl
         worker_pids = set(client.run(os.getpid).values())
     assert {line["worker"] for line in second} <= worker_pids  # played by the cluster's workers
     # once more: nothing is left, nothing is played, no line is added
-    third = experiment_command(out, 4, dask_cluster)
+    third = experiment_command(out, 4, dask_cluster, library)
     assert third == second
     assert len(cell_path(out, Cell("hex", 5, 0.05)).read_text().splitlines()) == 4

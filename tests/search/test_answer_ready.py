@@ -25,7 +25,9 @@ def doors():
 
 @pytest.mark.parametrize("rule", ["uct", "grave", "mcps"])
 def test_three_proven_losses_leave_the_fourth_move_decided(doors, rule):
-    search = make_tree_search(rule, doors, 0, seed=1)
+    # Move codes: with effect codes the three traps share one code, so GRAVE
+    # and MCPS learn from one trap to leave the other two unvisited (unproven).
+    search = make_tree_search(rule, doors, 0, seed=1, options={"codes": "moves"})
     search.prepare(doors.initial_state())
     assert not search.answer_ready()  # nothing known before the first iteration
     search.search(50)
@@ -106,7 +108,8 @@ def test_two_threads_publish_the_proven_win_too(doors, parallel):
     is known at once from the worker threads, and the move is the forced one."""
     from ggp_agent.search.registry import make_search
 
-    search = make_search("mcps", doors, 0, seed=1, threads=2, parallel=parallel, memory_cap=16 << 20)
+    search = make_search("mcps", doors, 0, seed=1, threads=2, parallel=parallel, memory_cap=16 << 20,
+                         options={"codes": "moves"})  # as above: effect codes leave two traps unproven
     search.start(doors.initial_state())
     try:
         assert _eventually(search.answer_ready)

@@ -58,6 +58,22 @@ def test_the_runner_is_chosen_by_engine_batch_and_codes(nogo, tictactoe):
         prolog.close()
 
 
+
+def test_auto_codes_keep_the_lanes_only_when_they_become_move_codes(nogo):
+    """codes=auto is decided at the start: move codes keep the lanes, effect
+    codes (connect four) go one leaf at a time."""
+    search = make_tree_search("mcps", nogo, 0, seed=1)
+    search.prepare(nogo.initial_state())
+    assert search.params.codes == "moves" and isinstance(search._runner, LaneRunner)
+    connect_four = make_state_machine("propnet", load_game(GAMES / "connectfour.kif"))
+    try:
+        search = make_tree_search("mcps", connect_four, 0, seed=1)
+        search.prepare(connect_four.initial_state())
+        assert search.params.codes == "effects" and type(search._runner) is PropnetRunner
+        assert search.search(50) == 50
+    finally:
+        connect_four.close()
+
 def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
     """Lanes stay out across calls, but their virtual losses do not: between
     calls every edge's visits are real backups, so at every expanded node the

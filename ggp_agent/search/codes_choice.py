@@ -1,0 +1,148 @@
+"""Move codes or effect codes: the search decides at START, by measuring the rules' effects.
+
+AMAF and permutation statistics pool every playout that holds a code. Keyed
+by move codes, they are sound when a move means the same thing wherever it is
+played (Hex, NoGo: "a stone on c3"), and they mix different moves when it
+does not: connect four's "drop in column 4" lands on six different cells, so
+its statistics average six moves (MCPS with move codes lost to UCT there,
+0.26, and won with effect codes, 0.66: docs/experiments.md). Effect codes key
+the statistics by what a move changes, at the price of a look-ahead for every
+move of the chooser when a node is expanded (about half the iterations per
+second).
+
+`effect_counts` measures, over a few random playouts from the start, how many
+different effects each move code has; `choose_codes` takes effect codes when
+a move code has on average at least `EFFECTS_FROM` effects. Breakthrough's
+moves have one or two (a capture or not: the paper's AtariGo codes add such a
+flag by hand, and effect codes measured no better there), Hex's one, connect
+four's up to six. Needs a propnet (its state words); over Prolog the search
+keeps move codes.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from ..propnet.arrays import new_work
+from ..propnet.bits import rand_below
+from ..propnet.jit import allocating_kernel, kernel
+from ..propnet.state_kernels import advance, is_terminal, legal_codes, load_state
+
+#: Mean distinct effects per move code from which effect codes are used.
+EFFECTS_FROM = 2.5
+#: Distinct effects remembered per code (more count as this many).
+EFFECTS_KEPT = 8
+#: What the measurement may spend at START: playouts, look-aheads, seconds.
+PLAYOUTS = 40
+LOOKAHEADS = 20_000
+SECONDS = 0.3
+CHUNK = 1000
+MAX_STEPS = 400
+
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xBF58476D1CE4E5B9)
+_S31 = np.uint64(31)
+
+
+@kernel
+def _effect_hash(before, after, dynamic):
+    h = np.uint64(0x243F6A8885A308D3)
+    for w in range(dynamic.shape[0]):
+        x = ((before[w] ^ after[w]) & dynamic[w]) + _K1 * np.uint64(w + 1)
+        h = (h ^ x) * _K2
+        h ^= h >> _S31
+    return h | np.uint64(1)
+
+
+@allocating_kernel
+def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_lookaheads):
+    """`playouts` random playouts from `start_words`; wherever one role chooses,
+    each of its legal moves is played ahead and the hash of its effect (the
+    change of the move-dependent fluents, `dynamic`) kept under its move code in
+    `seen` (uint64[n_codes, EFFECTS_KEPT], 0 empty), until `max_lookaheads`.
+    Returns the look-aheads made."""
+    n_roles = net.n_roles
+    codes = np.empty(net.n_codes, dtype=np.int32)
+    joint = np.empty(n_roles, dtype=np.int32)
+    before = np.empty(start_words.shape[0], dtype=np.uint64)
+    lookaheads = 0
+    for _ in range(playouts):
+        load_state(net, work, start_words)
+        for _step in range(MAX_STEPS):
+            if is_terminal(net, work) or lookaheads >= max_lookaheads:
+                break
+            chooser = -1
+            for r in range(n_roles):
+                n = legal_codes(net, work, r, codes)
+                if n == 0:
+                    return lookaheads
+                joint[r] = codes[rand_below(rng, n)]
+                if n > 1:
+                    chooser = r if chooser == -1 else -2
+            if chooser >= 0:
+                for w in range(before.shape[0]):
+                    before[w] = work.state[w]
+                keep = joint[chooser]
+                n = legal_codes(net, work, chooser, codes)
+                for i in range(n):
+                    code = codes[i]
+                    joint[chooser] = code
+                    advance(net, work, joint)
+                    h = _effect_hash(before, work.state, dynamic)
+                    load_state(net, work, before)
+                    lookaheads += 1
+                    for k in range(seen.shape[1]):
+                        if seen[code, k] == h:
+                            break
+                        if seen[code, k] == 0:
+                            seen[code, k] = h
+                            break
+                joint[chooser] = keep
+            advance(net, work, joint)
+        if lookaheads >= max_lookaheads:
+            break
+    return lookaheads
+
+
+def measure_effects(net, rng, start_words: np.ndarray, dynamic: np.ndarray) -> np.ndarray:
+    """`seen` after playouts from the start, a few at a time, within PLAYOUTS,
+    LOOKAHEADS and SECONDS (slow propnets measure less)."""
+    work = new_work(net)
+    seen = np.zeros((int(net.n_codes), EFFECTS_KEPT), dtype=np.uint64)
+    deadline = time.perf_counter() + SECONDS
+    spent = 0
+    for _ in range(PLAYOUTS):
+        # a playout at a time, cut at CHUNK look-aheads, so a slow propnet
+        # overruns SECONDS by one chunk at most
+        spent += int(effect_counts(net, work, rng, start_words, dynamic, seen, 1, min(CHUNK, LOOKAHEADS - spent)))
+        if spent >= LOOKAHEADS or time.perf_counter() > deadline:
+            break
+    return seen
+
+
+def effect_multiplicity(seen: np.ndarray) -> float:
+    """Mean distinct effects per move code met (0.0 when none was met)."""
+    counts = (seen != 0).sum(axis=1)
+    met = counts[counts > 0]
+    return float(met.mean()) if met.size else 0.0
+
+
+def choose_codes(multiplicity: float) -> str:
+    """"effects" when a move code has on average at least EFFECTS_FROM effects, else "moves"."""
+    return "effects" if multiplicity >= EFFECTS_FROM else "moves"
+
+
+def resolve_codes(rule: str, runner, state, terminal: bool) -> tuple[str, str]:
+    """What codes="auto" means for this search, and why: measured on the
+    runner's engine from `state`; move codes for UCT (it keeps no statistics
+    by code) and where the engine cannot say (Prolog)."""
+    if rule == "uct":
+        return "moves", "UCT keeps no statistics by code"
+    if terminal:
+        return "moves", "the state is terminal"
+    multiplicity = runner.effect_multiplicity(state)
+    if multiplicity is None:
+        return "moves", "the engine cannot compare states (Prolog)"
+    codes = choose_codes(multiplicity)
+    return codes, f"{multiplicity:.2f} effects per move code (effect codes from {EFFECTS_FROM})"

@@ -1,0 +1,179 @@
+"""The MCPS ablation constants, the diagnostic figures and the choice of codes.
+
+The constants (`amaf`, `perm`, `explore`, `prior_bias`, `root_window`) change
+the MCPS value only as documented in `SearchParams`: these tests pin the value
+to its formula, GRAVE's weight included, and check the window modes and the
+figures on a real search; codes=auto must pick what the effects predict.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ggp_agent.engines import make_state_machine
+from ggp_agent.gdl import load_game
+from ggp_agent.search import mcps
+from ggp_agent.search.arena import Capacity, new_arena
+from ggp_agent.search.tree_search import make_tree_search
+from ggp_agent.search.figures import discordance, window_stat
+from ggp_agent.search.params import SearchParams
+from ggp_agent.search.select import exploration, mcps_value
+
+from ..helpers import GAMES
+
+#: These tests run searches: numba kernels loaded before the first one (../conftest.py).
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
+
+def _value(params: SearchParams, n, w, n_amaf, w_amaf, n_perm, q_perm) -> float:
+    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm))
+
+
+def test_the_default_value_is_the_papers_formula():
+    n, w, na, wa, np_, qp = 10, 6.0, 40, 12.0, 25, 0.8
+    expected = (n * (w / n) + na * (wa / na) + np_ * qp) / (n + na + np_)
+    assert _value(SearchParams(), n, w, na, wa, np_, qp) == pytest.approx(expected)
+    assert _value(SearchParams(), 0, 0.0, 0, 0.0, 0, 1.0) == 1.0  # Q = 1 when nothing is known
+
+
+@pytest.mark.parametrize("bias", [1e-5, 1e-3, 0.05])
+def test_without_permutations_the_prior_bias_is_graves_weight(bias):
+    params = SearchParams(perm=0.0, prior_bias=bias)
+    for n, w, na, wa in [(1, 1.0, 5, 2.0), (30, 12.0, 300, 210.0), (2000, 900.0, 5000, 3100.0)]:
+        beta = na / (n + na + bias * n * na)
+        expected = (1 - beta) * (w / n) + beta * (wa / na)
+        assert _value(params, n, w, na, wa, 777, 0.1) == pytest.approx(expected)
+
+
+def test_the_prior_bias_caps_what_a_prior_is_worth():
+    """With prior_bias b a prior counts as at most 1/b playouts of the edge itself,
+    so the edge's own value takes over as it is played."""
+    params = SearchParams(prior_bias=0.01)
+    few = _value(params, 10, 10.0, 100_000, 0.0, 0, 1.0)   # Q = 1 over 10 visits, Q̃ = 0 over 100,000
+    many = _value(params, 1000, 1000.0, 100_000, 0.0, 0, 1.0)
+    assert few == pytest.approx(10 / (10 + 100_000 / 1001), rel=1e-6)
+    assert many > 0.9
+    assert _value(SearchParams(), 1000, 1000.0, 100_000, 0.0, 0, 1.0) < 0.01  # the paper's: the prior wins
+
+
+def test_weights_switch_sources_off():
+    assert _value(SearchParams(amaf=0.0, perm=0.0), 4, 3.0, 50, 5.0, 70, 0.2) == pytest.approx(0.75)
+    assert _value(SearchParams(amaf=0.0), 4, 3.0, 50, 5.0, 6, 0.5) == pytest.approx((3.0 + 3.0) / 10)
+    assert _value(SearchParams(perm=0.0), 4, 3.0, 6, 3.0, 70, 0.2) == pytest.approx(6.0 / 10)
+
+
+def test_exploration_is_off_by_default_and_ucb_shaped():
+    assert exploration(SearchParams().pack(), 3, math.log(100)) == 0.0
+    assert exploration(SearchParams(explore=0.3).pack(), 3, math.log(100)) == pytest.approx(0.3 * math.sqrt(math.log(100) / 4))
+
+
+def test_bad_constants_are_refused():
+    with pytest.raises(ValueError):
+        SearchParams(root_window="sometimes")
+    with pytest.raises(ValueError):
+        SearchParams(prior_bias=-1.0)
+
+
+def test_discordance_counts_pairs_ordered_against_the_values():
+    assert discordance([0.9, 0.5, 0.1], [0.2, 0.5, 0.8]) == 1.0
+    assert discordance([0.9, 0.5, 0.1], [0.8, 0.5, 0.2]) == 0.0
+    assert discordance([0.9, 0.5, 0.1], [0.5, 0.8, 0.2]) == pytest.approx(2 / 6)
+    assert discordance([0.3], [0.1]) is None
+
+
+def test_window_stat_is_algorithm_2_for_one_code():
+    params = SearchParams(rule="mcps", window=128)
+    P = params.pack()
+    capacity = Capacity(nodes=16, edges=64, amaf_tables=4, perm_tables=4, transitions=16,
+                        codes=4, window=128, max_depth=4, max_rollout=4)
+    A = new_arena(capacity, n_roles=2, n_words=1, code_role=np.array([0, 0, 1, 1], dtype=np.int32),
+                  goal_values=[[0, 50, 100], [0, 50, 100]])
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        codes = sorted(set(rng.choice(4, size=rng.integers(1, 4)).tolist()))
+        goal0 = int(rng.choice([0, 50, 100]))
+        A.seen[: len(codes)] = codes
+        mcps.record_playout(A, P, len(codes), np.array([goal0, 100 - goal0], dtype=np.int32))
+    A.path_code[0, 0] = 1
+    A.path_code[0, 1] = ~3
+    assert mcps.freeze(A, P, 5, 1)
+    table = A.node_perm[5]
+    for code in range(4):
+        n, q = window_stat(A, code, int(A.code_role[code]), [1])
+        assert n == A.perm_n[table, code]
+        if n:
+            assert q == pytest.approx(float(A.perm_q[table, code]), rel=1e-6)
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    machine = make_state_machine("propnet", load_game(GAMES / "tictactoe.kif"))
+    yield machine
+    machine.close()
+
+
+def _first_move_played(machine, root_window: str):
+    state = machine.initial_state()
+    search = make_tree_search("mcps", machine, 0, seed=3, options={"root_window": root_window})
+    search.prepare(state)
+    search.search(1500)
+    before = search.arena.win_valid.copy()
+    move = search.best_move()
+    joint = [move, machine.legal_moves(state, 1)[0]]
+    search.advance(joint, machine.next_state(state, joint))
+    return before, search.arena.win_valid.copy()
+
+
+def _bits(words) -> int:
+    return int(np.unpackbits(words.view(np.uint8)).sum())
+
+
+def test_root_window_modes(tictactoe):
+    before, after = _first_move_played(tictactoe, "restrict")
+    assert 0 < _bits(after) < _bits(before)
+    assert np.all(after & ~before == 0)
+    before, after = _first_move_played(tictactoe, "clear")
+    assert _bits(before) > 0 and _bits(after) == 0
+    before, after = _first_move_played(tictactoe, "keep")
+    assert np.array_equal(before, after)
+
+
+def test_stats_show_the_chosen_moves_three_estimates(tictactoe):
+    search = make_tree_search("mcps", tictactoe, 0, seed=5)
+    search.prepare(tictactoe.initial_state())
+    search.search(3000)
+    stats = search.stats()
+    assert stats["move_n"] == stats["move_visits"] > 0
+    assert stats["move_amaf_n"] >= stats["move_n"] - 10  # every playout through the move holds its code
+    assert stats["move_perm_n"] > 0 and 0.0 <= stats["move_perm_q"] <= 1.0
+    assert stats["reply_n"] > 0 and stats["reply_perm_n"] > 0
+    assert 0.0 <= stats["amaf_disagreement"] <= 1.0
+
+
+@pytest.mark.parametrize("game, codes", [("connectfour.kif", "effects"), ("tictactoe.kif", "moves"),
+                                         ("hex_5x5.kif", "moves"), ("breakthrough_6x6.kif", "moves")])
+def test_auto_codes_take_effects_where_a_move_code_has_several_effects(game, codes):
+    """"Drop in column c" lands on six cells: effect codes; a stone on c3, or a
+    pawn's step that captures or not (two effects), keeps its move code."""
+    machine = make_state_machine("propnet", load_game(GAMES / game))
+    try:
+        search = make_tree_search("mcps", machine, 0, seed=1, options={"codes": "auto"})
+        search.prepare(machine.initial_state())
+        assert search.params.codes == codes
+        assert search.stats()["codes"] == codes
+        search.search(300)
+    finally:
+        machine.close()
+
+
+def test_auto_codes_over_prolog_are_move_codes():
+    machine = make_state_machine("prolog", load_game(GAMES / "connectfour.kif"))
+    try:
+        search = make_tree_search("mcps", machine, 0, seed=1, options={"codes": "auto"})
+        search.prepare(machine.initial_state())
+        assert search.params.codes == "moves"
+    finally:
+        machine.close()

@@ -233,8 +233,8 @@ def legal_codes(net, work, role, out):
 
 
 @kernel
-def advance(net, work, joint_codes):
-    """Play one code per role (role order) from the current state; the next state becomes current."""
+def _switch_inputs(net, work, joint_codes):
+    """Turn on one input per role (role order; a negative code turns none on)."""
     base = 1 + net.n_fluents
     for r in range(net.n_roles):
         c = joint_codes[r]
@@ -247,22 +247,35 @@ def advance(net, work, joint_codes):
                 work.value[base + c] = 1
                 _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = c
-    propagate(net, work)
-    next_state = work.next_state
+
+
+@kernel
+def _read_next(net, work, out):
+    """The next state the propagated inputs give, into `out`; then the inputs off
+    again (queued: the caller's next propagation undoes them)."""
     for w in range(net.n_words):
-        next_state[w] = ZERO
+        out[w] = ZERO
     value = work.value
     for i in range(net.n_fluents):
         lit = net.next_lit[i]
         if (value[lit >> 1] ^ (lit & 1)) != 0:
-            next_state[i >> 6] |= ONE << np.uint64(i & 63)
+            out[i >> 6] |= ONE << np.uint64(i & 63)
+    base = 1 + net.n_fluents
     for r in range(net.n_roles):
         c = work.input_code[r]
         if c >= 0:
             work.value[base + c] = 0
             _push(work.queued, work.stack, work.registers, base + c)
             work.input_code[r] = -1
-    load_state(net, work, next_state)
+
+
+@kernel
+def advance(net, work, joint_codes):
+    """Play one code per role (role order) from the current state; the next state becomes current."""
+    _switch_inputs(net, work, joint_codes)
+    propagate(net, work)
+    _read_next(net, work, work.next_state)
+    load_state(net, work, work.next_state)
 
 
 @kernel
@@ -271,32 +284,9 @@ def peek_next(net, work, joint_codes, out):
     state left as it was: the inputs are switched on and off again, so only
     the gates the move reaches are recomputed (a look-ahead, without
     `advance`'s two state loads)."""
-    base = 1 + net.n_fluents
-    for r in range(net.n_roles):
-        c = joint_codes[r]
-        old = work.input_code[r]
-        if c != old:
-            if old >= 0:
-                work.value[base + old] = 0
-                _push(work.queued, work.stack, work.registers, base + old)
-            if c >= 0:
-                work.value[base + c] = 1
-                _push(work.queued, work.stack, work.registers, base + c)
-            work.input_code[r] = c
+    _switch_inputs(net, work, joint_codes)
     propagate(net, work)
-    for w in range(net.n_words):
-        out[w] = ZERO
-    value = work.value
-    for i in range(net.n_fluents):
-        lit = net.next_lit[i]
-        if (value[lit >> 1] ^ (lit & 1)) != 0:
-            out[i >> 6] |= ONE << np.uint64(i & 63)
-    for r in range(net.n_roles):
-        c = work.input_code[r]
-        if c >= 0:
-            work.value[base + c] = 0
-            _push(work.queued, work.stack, work.registers, base + c)
-            work.input_code[r] = -1
+    _read_next(net, work, out)
     propagate(net, work)
 
 

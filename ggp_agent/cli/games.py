@@ -38,6 +38,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="with --search: self-play at these seconds per move, e.g. 0.25,1 "
                             "(iterations/s, playout length, new-leaf depth per move, as the MCPS appendix)")
     bench.add_argument("--games", type=int, default=2, help="self-play games per rule and budget")
+    bench.add_argument("--threads", default=None, metavar="COUNTS",
+                       help="with --search: also search as a player does at these thread counts, e.g. 1,2, "
+                            "between two measurements of the propnet's lanes and change propagation")
+    bench.add_argument("--single-leaf", action="store_true",
+                       help="with --threads: also each rule one leaf at a time on one thread (batch=1)")
     bench.set_defaults(run=run_bench)
 
     replay = commands.add_parser("replay", help="replay an oracle trace and compare every step")
@@ -116,7 +121,7 @@ def run_bench(args) -> int:
 
 
 def _bench_search(args, game) -> dict:
-    from ..search.bench import bench_opening, bench_selfplay
+    from ..search.bench import bench_opening, bench_selfplay, bench_threads
     from ..search.params import RULES
     from ..search.warmup import ensure_warm
 
@@ -126,6 +131,23 @@ def _bench_search(args, game) -> dict:
         raise SystemExit(f"error: unknown search rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
     ensure_warm()
     with make_state_machine(args.engine, game) as machine:
+        if args.threads:
+            counts = [int(count) for count in args.threads.split(",") if count.strip()]
+            found = {"threads": bench_threads(machine, rules, counts, args.seconds, single_leaf=args.single_leaf)}
+            rates = found["threads"]["propnet_playouts_per_s"]
+            if rates:
+                print(f"  propnet in the same run: {rates['lanes']:.0f} random playouts/s on 256 lanes, "
+                      f"{rates['propagate']:.0f} by change propagation (CPU time)")
+            for row in found["threads"]["searches"]:
+                label = f"{row['rule']:>5} threads={row['threads']}" + (" batch=1" if row["batch"] == 1 else "")
+                ratios = "".join(
+                    f", {row[key]:.2f}x {name}" for key, name in (("per_cpu_s_to_lanes", "the lanes (per CPU s)"),
+                                                                  ("wall_to_one_thread", "one thread (wall)"))
+                    if key in row)
+                print(f"  {label}: {row['iterations_per_s']:.0f} iterations/s ({row['iterations_per_cpu_s']:.0f} "
+                      f"per CPU s, {row['cores_used']:.2f} cores used), playout {row['mean_playout']} moves, "
+                      f"new leaves at depth {row['mean_leaf_depth']}{ratios}")
+            return found
         codes = [coding.strip() for coding in args.codes.split(",") if coding.strip()]
         found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats, codes=codes)}
         for row in found["opening"]:

@@ -31,6 +31,7 @@ SERVE_ENVIRONMENT = {
     "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
     "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
     "ponder": "GGP_PONDER", "memory": "GGP_MEMORY", "search_options": "GGP_SEARCH_OPTIONS",
+    "threads": "GGP_THREADS",
 }
 
 
@@ -71,6 +72,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                             "[GGP_SEARCH_OPTIONS, comma-separated]")
     serve.add_argument("--no-ponder", dest="ponder", action="store_false", default=_env_flag("ponder", True),
                        help="think only on our own turns [GGP_PONDER=0]")
+    serve.add_argument("--threads", type=int, default=_env("threads", None), metavar="N",
+                       help="cores a search uses, one tree each, merged at the root (default: 1; a game "
+                            "on Prolog uses one) [GGP_THREADS]")
     serve.add_argument("--memory", type=float, default=_env("memory", None), metavar="MB",
                        help="cap on one search's arena, MB (default: 1 GiB, at most a quarter of free memory) [GGP_MEMORY]")
     serve.add_argument("--engine", default=_env("engine", "auto"), choices=sorted(ENGINES),
@@ -129,7 +133,10 @@ def run_serve(args) -> int:
         max_matches=args.max_matches, safety_margin=args.margin, think_time=args.think_time,
         record_dir=args.records, ponder=args.ponder,
         memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),
+        threads=None if args.threads is None else int(args.threads),
     )
+    if config.threads is not None and config.threads < 1:
+        raise CommandError(f"--threads {config.threads}: a search needs at least one thread")
 
     records_problem = records_folder_problem(args.records)
     if records_problem:  # the agent still plays: a record is worth less than a match

@@ -24,8 +24,13 @@ class PlayerConfig:
     For the tree searches (mcps, grave, uct): `search_options` override the
     rule's constants by name (`SearchParams`), `ponder` lets the search think
     between messages (off: only from a new position where we have a choice until
-    the move is asked for, as in equal-time experiments), and `memory_cap`
-    bounds its arena in bytes. The `auto` engine builds a propnet within
+    the move is asked for, as in equal-time experiments), `memory_cap`
+    bounds its arenas in bytes (all threads together), `threads` is how many
+    cores it searches on (None: one, `search.registry.DEFAULT_THREADS`; one tree per thread,
+    merged at the root, or one shared tree with `parallel="tree"`) and
+    `batch` how many leaves it plays out at once on
+    the propnet's lanes (None: as many as the tree's age and the time left
+    allow, up to 256; 1: one at a time, the search before the lanes). The `auto` engine builds a propnet within
     `engines.propnet_budget` of the start clock (at most `propnet_time_limit`),
     else falls back to Prolog.
     """
@@ -42,4 +47,7 @@ class PlayerConfig:
     search_options: tuple[tuple[str, str], ...] = ()
     ponder: bool = True
     memory_cap: Optional[int] = None
+    threads: Optional[int] = None
+    parallel: str = "root"
+    batch: Optional[int] = None
     propnet_time_limit: float = 60.0

@@ -141,6 +141,7 @@ class TurnTaker:
         early = None
         if len(following.legal_now) > 1 and link.current and link.search.thinks:
             search = link.search
+            quietly(lambda: search.think_until(deadline))
             await wait_until(deadline, lambda: self.stopping or answer_known(search))
             planned = min(deadline, time.monotonic())
             if planned < deadline:

@@ -333,7 +333,8 @@ class Player:
         return make_search(
             self.config.search, machine, role_index, seed=self._next_seed(), hidden=hidden,
             options=dict(self.config.search_options), ponder=self.config.ponder,
-            memory_cap=self.config.memory_cap,
+            memory_cap=self.config.memory_cap, threads=self.config.threads, parallel=self.config.parallel,
+            batch=self.config.batch,
             clock_seconds=match_seconds(start.start_clock, start.play_clock),
         )
 

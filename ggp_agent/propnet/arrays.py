@@ -24,7 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .network import AND, Network
+from .component_groups import find_groups
+from .network import AND, OR, Network
 
 #: A state of F fluents is ceil(F / 64) words; at least one.
 WORD_BITS = 64
@@ -60,6 +61,36 @@ class Net(NamedTuple):
     scc: np.ndarray
     scc_lo: np.ndarray
     scc_hi: np.ndarray
+    #: a component member's wires split for `component_kernels` (CSR over
+    #: nodes, int32, empty for the other nodes): inputs from inside its
+    #: component (`scc_int_*`, always plain), inputs from outside (`scc_ext_*`,
+    #: plain ones before scc_ext_end[g], negated ones after), and its fan-out
+    #: inside the component (`scc_out_*`)
+    scc_int_ptr: np.ndarray
+    scc_int_node: np.ndarray
+    scc_ext_ptr: np.ndarray
+    scc_ext_node: np.ndarray
+    scc_ext_end: np.ndarray
+    scc_out_ptr: np.ndarray
+    scc_out_node: np.ndarray
+    #: the lanes' worklist skips relays: an AND member with one input inside
+    #: the component, that input no such AND, feeding only ORs inside it
+    #: (scc_relay[g] = 1). A member's hops (CSR over nodes, int32) are its
+    #: fan-out inside with each relay replaced by the relay's own targets;
+    #: scc_hop_via is the relay passed (its outside inputs mask the hop), or
+    #: the target itself
+    scc_relay: np.ndarray
+    scc_hop_ptr: np.ndarray
+    scc_hop_node: np.ndarray
+    scc_hop_via: np.ndarray
+    #: groups of parallel components evaluated together by the lanes
+    #: (`component_groups.find_groups`): a component's group or -1 (int32), each
+    #: group's lead component, component count and rows in `group_nodes`
+    scc_group: np.ndarray
+    group_lead: np.ndarray
+    group_size: np.ndarray
+    group_ptr: np.ndarray
+    group_nodes: np.ndarray
     #: outputs (int32 literals): next per fluent, legal per code, goals
     next_lit: np.ndarray
     legal_lit: np.ndarray
@@ -74,6 +105,21 @@ class Net(NamedTuple):
     zobrist: np.ndarray
     #: [0, all ones] (uint64): masks[lit & 1] negates a 64-lane word
     masks: np.ndarray
+    #: the lanes' pass after the moves (`lane_gates`, planned by
+    #: `sparse_plan.plan_sparse`): 1 sparse, 0 dense; the ANDs each node
+    #: triggers (CSR over nodes, int32), ...
+    post_sparse: int = 0
+    trig_ptr: np.ndarray = np.zeros(1, dtype=np.int32)
+    trig_node: np.ndarray = np.zeros(0, dtype=np.int32)
+    #: the ORs each node is a plain input of, when they have only plain inputs
+    #: (CSR over nodes, int32), and a bitmap of those ORs (uint64)
+    push_ptr: np.ndarray = np.zeros(1, dtype=np.int32)
+    push_node: np.ndarray = np.zeros(0, dtype=np.int32)
+    post_pushed: np.ndarray = np.zeros(1, dtype=np.uint64)
+    #: the nodes before the moves that trigger or push into some gate after
+    #: them, and a bitmap of the gates evaluated at every step (uint64)
+    post_sources: np.ndarray = np.zeros(0, dtype=np.int32)
+    post_dense: np.ndarray = np.zeros(1, dtype=np.uint64)
 
 
 class Work(NamedTuple):
@@ -91,8 +137,14 @@ class Work(NamedTuple):
     #: cyclic components waiting for re-evaluation (uint8 flags, int32 list)
     scc_dirty: np.ndarray
     dirty: np.ndarray
-    #: scratch per node for component re-evaluation (uint8)
+    #: scratch per node for component re-evaluation: a member's value before
+    #: it (uint8, 2 when untouched), the members touched (int32), members
+    #: whose count changed from outside (int32 list) and their flags (uint8:
+    #: 1 listed, 2 lost an input)
     old: np.ndarray
+    touched: np.ndarray
+    pending: np.ndarray
+    pending_flags: np.ndarray
     #: the current state and its hash (uint64)
     state: np.ndarray
     next_state: np.ndarray
@@ -102,7 +154,7 @@ class Work(NamedTuple):
     #: scratch: legal codes of one role, a joint move (int32)
     codes: np.ndarray
     joint: np.ndarray
-    #: integer registers: [0] stack size, [1] dirty count (int64)
+    #: integer registers: [0] stack size, [1] dirty count, [2] pending count (int64)
     registers: np.ndarray
 
 
@@ -124,6 +176,26 @@ class Lanes(NamedTuple):
     movers: np.ndarray
     done: np.ndarray
     fresh: np.ndarray
+    #: the moves `lane_kernels.choose_moves` chose: per role and lane the code
+    #: (int32[n_roles, 256]); per role the lanes where it was the only legal
+    #: move, and where there was none (uint64[n_roles, 4])
+    role_choice: np.ndarray
+    role_forced: np.ndarray
+    role_stuck: np.ndarray
+    #: bit-sliced per-lane counters for the move choice (uint64[96, 4])
+    tally: np.ndarray
+    #: the sparse pass after the moves (`lane_gates.post_move_sparse`): a
+    #: bitmap of candidate gates (uint64 per 64 nodes), the gates it made
+    #: non-zero (int32) and their count (registers[0], int64)
+    candidates: np.ndarray
+    nonzero: np.ndarray
+    registers: np.ndarray
+    #: a cyclic component's evaluation (`component_kernels.lane_component`):
+    #: the AND of each member's outside inputs (uint64[n_nodes, 4], one row
+    #: when the network has no cycle), a queue and its flags per node
+    outside: np.ndarray
+    queue: np.ndarray
+    queued: np.ndarray
 
 
 def n_words(n_fluents: int) -> int:
@@ -131,7 +203,8 @@ def n_words(n_fluents: int) -> int:
 
 
 def pack(network: Network, seed: int = 0x5EED) -> Net:
-    """The network's arrays in the kernels' layout."""
+    """The network's arrays in the kernels' layout (with the dense pass after
+    the moves: `planned` adds the sparse pass's plan)."""
     n = network.n_nodes
     kind = np.ascontiguousarray(network.kind, dtype=np.uint8)
     in_ptr = np.ascontiguousarray(network.in_ptr, dtype=np.int32)
@@ -161,6 +234,7 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
         scc_lo[s], scc_hi[s] = members[0], members[-1] + 1
         if len(members) != scc_hi[s] - scc_lo[s]:
             raise ValueError("a cyclic component is not contiguous in the gate order")
+    components = _component_wires(kind, scc, scc_lo, scc_hi, in_ptr, in_lit, n)
     codes = network.move_codes
     code_role = np.asarray([codes.role_of(c) for c in range(len(codes))], dtype=np.int32)
     role_lo = np.zeros(len(network.roles) + 1, dtype=np.int32)
@@ -193,6 +267,7 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
         scc=scc,
         scc_lo=scc_lo,
         scc_hi=scc_hi,
+        **components,
         next_lit=np.ascontiguousarray(network.next_lit, dtype=np.int32),
         legal_lit=np.ascontiguousarray(network.legal_lit, dtype=np.int32),
         goal_lit=np.ascontiguousarray(network.goal_lit, dtype=np.int32),
@@ -204,6 +279,83 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
         zobrist=zobrist,
         masks=np.array([0, np.iinfo(np.uint64).max], dtype=np.uint64),
     )
+
+
+def planned(net: Net, seed: int = 0x5EED) -> Net:
+    """`net` with the lanes' pass after the moves planned (`sparse_plan.plan_sparse`)."""
+    from .sparse_plan import plan_sparse
+
+    return net._replace(**plan_sparse(net, new_lanes(net), new_rng(seed)))
+
+
+def _csr(owner: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR arrays (ptr over n nodes, values) of `values` grouped by `owner`
+    (stable: the order within an owner is kept)."""
+    order = np.argsort(owner, kind="stable")
+    ptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
+    return ptr, np.ascontiguousarray(values[order], dtype=np.int32)
+
+
+def _component_wires(kind: np.ndarray, scc: np.ndarray, scc_lo: np.ndarray, scc_hi: np.ndarray,
+                     in_ptr: np.ndarray, in_lit: np.ndarray, n: int) -> dict:
+    """The wires of cyclic components split as `component_kernels` reads them
+    (see `Net.scc_int_ptr`), and the groups of parallel components."""
+    sizes = np.diff(in_ptr).astype(np.int64)
+    gate = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    source = (in_lit >> 1).astype(np.int64)
+    negated = (in_lit & 1).astype(np.int64)
+    member = scc[gate] >= 0
+    inside = member & (scc[source] == scc[gate])
+    outside = member & ~inside
+    int_ptr, int_node = _csr(gate[inside], source[inside], n)
+    # outside inputs: plain ones first, then negated ones (a stable sort on the sign)
+    ext_gate, ext_source, ext_negated = gate[outside], source[outside], negated[outside]
+    by_sign = np.lexsort((ext_negated, ext_gate))
+    ext_ptr, _ = _csr(ext_gate, ext_source, n)
+    ext_node = np.ascontiguousarray(ext_source[by_sign], dtype=np.int32)
+    ext_end = (ext_ptr[1:] - np.bincount(ext_gate, weights=ext_negated, minlength=n).astype(np.int64)).astype(np.int32)
+    out_ptr, out_node = _csr(source[inside], gate[inside], n)
+    relay, hop_ptr, hop_node, hop_via = _hops(kind, scc, int_ptr, int_node, source[inside], gate[inside], n)
+    wires = dict(scc_int_ptr=int_ptr, scc_int_node=int_node, scc_ext_ptr=ext_ptr, scc_ext_node=ext_node,
+                 scc_ext_end=ext_end, scc_out_ptr=out_ptr, scc_out_node=out_node, scc_relay=relay,
+                 scc_hop_ptr=hop_ptr, scc_hop_node=hop_node, scc_hop_via=hop_via)
+    scc_group, lead, size, ptr, nodes = find_groups(kind, scc, scc_lo, scc_hi, int_ptr, int_node, out_ptr,
+                                                    out_node, ext_ptr, ext_node, ext_end)
+    return dict(wires, scc_group=scc_group, group_lead=lead, group_size=size, group_ptr=ptr, group_nodes=nodes)
+
+
+def _hops(kind: np.ndarray, scc: np.ndarray, int_ptr: np.ndarray, int_node: np.ndarray, source: np.ndarray,
+          target: np.ndarray, n: int):
+    """Relays and hops (see `Net.scc_relay`) from the inside wires source -> target."""
+    member = scc >= 0
+    inside_inputs = np.diff(int_ptr)
+    single = member & (kind == AND) & (inside_inputs == 1)
+    only_input = np.full(n, -1, dtype=np.int64)
+    only_input[single] = int_node[int_ptr[:-1][single]]
+    feeds_non_or = np.bincount(source, weights=(kind[target] != OR), minlength=n) > 0
+    relay = single & ~feeds_non_or
+    relay[single] &= ~single[only_input[single]]
+    # hops: wires from non-relays; a wire into a relay becomes the relay's own wires
+    out_ptr, out_node = _csr(source, target, n)
+    keep = ~relay[source]
+    src, dst = source[keep], target[keep]
+    direct = ~relay[dst]
+    through = dst[~direct]
+    fan = out_ptr[through + 1] - out_ptr[through]
+    via_src = np.repeat(src[~direct], fan)
+    via_relay = np.repeat(through, fan)
+    starts = np.repeat(out_ptr[through], fan)
+    offsets = np.arange(len(starts)) - np.repeat(np.cumsum(fan) - fan, fan)
+    via_dst = out_node[(starts + offsets).astype(np.int64)] if len(starts) else np.zeros(0, dtype=np.int64)
+    hop_src = np.concatenate([src[direct], via_src]).astype(np.int64)
+    hop_dst = np.concatenate([dst[direct], via_dst]).astype(np.int64)
+    hop_via = np.concatenate([dst[direct], via_relay]).astype(np.int64)
+    order = np.argsort(hop_src, kind="stable")
+    hop_ptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(hop_src, minlength=n), out=hop_ptr[1:])
+    return (relay.astype(np.uint8), hop_ptr, np.ascontiguousarray(hop_dst[order], dtype=np.int32),
+            np.ascontiguousarray(hop_via[order], dtype=np.int32))
 
 
 def new_work(net: Net) -> Work:
@@ -220,7 +372,10 @@ def new_work(net: Net) -> Work:
         stack=np.zeros(max(1, n), dtype=np.int32),
         scc_dirty=np.zeros(max(1, n_scc), dtype=np.uint8),
         dirty=np.zeros(max(1, n_scc), dtype=np.int32),
-        old=np.zeros(n, dtype=np.uint8),
+        old=np.full(n, 2, dtype=np.uint8),
+        touched=np.zeros(max(1, n), dtype=np.int32),
+        pending=np.zeros(max(1, n), dtype=np.int32),
+        pending_flags=np.zeros(n, dtype=np.uint8),
         state=np.zeros(net.n_words, dtype=np.uint64),
         next_state=np.zeros(net.n_words, dtype=np.uint64),
         hash=np.zeros(1, dtype=np.uint64),
@@ -246,6 +401,16 @@ def new_lanes(net: Net) -> Lanes:
         movers=np.zeros(4, dtype=np.uint64),
         done=np.zeros(4, dtype=np.uint64),
         fresh=np.zeros(4, dtype=np.uint64),
+        role_choice=np.zeros((max(1, net.n_roles), 256), dtype=np.int32),
+        role_forced=np.zeros((max(1, net.n_roles), 4), dtype=np.uint64),
+        role_stuck=np.zeros((max(1, net.n_roles), 4), dtype=np.uint64),
+        tally=np.zeros((96, 4), dtype=np.uint64),
+        outside=np.zeros((net.n_nodes if len(net.scc_lo) else 1, 4), dtype=np.uint64),
+        queue=np.zeros(max(1, net.n_nodes), dtype=np.int32),
+        queued=np.zeros(max(1, net.n_nodes), dtype=np.uint8),
+        candidates=np.zeros((net.n_nodes + 63) // 64 if net.post_sparse else 1, dtype=np.uint64),
+        nonzero=np.zeros(net.n_nodes if net.post_sparse else 1, dtype=np.int32),
+        registers=np.zeros(1, dtype=np.int64),
     )
 
 

@@ -47,7 +47,8 @@ def bench_net(net: Net, seconds: float, max_steps: int, strategies=STRATEGIES) -
 @kernel
 def forward_playout(net, value, scratch, rng, start_words, max_steps, codes_out, goals_out):
     """A random playout that evaluates every gate at every step (uint8 values, one
-    per node; `scratch` int32, at least n_fluents + n_codes + n_roles long).
+    per node; `scratch` int32, at least n_fluents + n_codes + n_roles + 2 n_nodes
+    long).
     Slower than the lanes; kept to measure the difference."""
     limit = min(max_steps, codes_out.shape[0])
     for n in range(net.n_nodes):
@@ -57,10 +58,12 @@ def forward_playout(net, value, scratch, rng, start_words, max_steps, codes_out,
     base = 1 + net.n_fluents
     nxt = scratch[: net.n_fluents]
     legal = scratch[net.n_fluents: net.n_fluents + net.n_codes]
-    chosen = scratch[net.n_fluents + net.n_codes:]
+    chosen = scratch[net.n_fluents + net.n_codes: net.n_fluents + net.n_codes + net.n_roles]
+    count = scratch[net.n_fluents + net.n_codes + net.n_roles: net.n_fluents + net.n_codes + net.n_roles + net.n_nodes]
+    stack = scratch[net.n_fluents + net.n_codes + net.n_roles + net.n_nodes:]
     steps = 0
     while True:
-        forward(net, value, net.first_gate, net.split)
+        forward(net, value, count, stack, net.first_gate, net.split)
         if literal_value(value, net.terminal_lit) != 0 or steps >= limit:
             break
         for r in range(net.n_roles):
@@ -75,7 +78,7 @@ def forward_playout(net, value, scratch, rng, start_words, max_steps, codes_out,
             codes_out[steps, r] = c if n > 1 else -1 - c
             chosen[r] = c
             value[base + c] = 1
-        forward(net, value, net.split, net.n_nodes)
+        forward(net, value, count, stack, net.split, net.n_nodes)
         for i in range(net.n_fluents):
             nxt[i] = literal_value(value, net.next_lit[i])
         for i in range(net.n_fluents):
@@ -127,7 +130,7 @@ def _bench_strategy(net: Net, strategy: str, seconds: float, max_steps: int) -> 
             return bench_propagate(net, work, rng, n, max_steps, codes)
     elif strategy == "forward":
         value = np.zeros(net.n_nodes, dtype=np.uint8)
-        scratch = np.zeros(net.n_fluents + net.n_codes + net.n_roles + 1, dtype=np.int32)
+        scratch = np.zeros(net.n_fluents + net.n_codes + net.n_roles + 2 * net.n_nodes + 1, dtype=np.int32)
         goals = np.zeros(max(1, net.n_roles), dtype=np.int32)
 
         def run(n):

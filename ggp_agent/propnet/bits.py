@@ -43,6 +43,17 @@ def rand_below(rng, n):
 
 
 @kernel
+def rand_word(rng):
+    """64 random bits from the xorshift64* state in rng[0] (a bit per lane of a word)."""
+    x = rng[0]
+    x ^= x >> _S12
+    x ^= x << _S25
+    x ^= x >> _S27
+    rng[0] = x
+    return x * _MIX
+
+
+@kernel
 def lowest_bit_index(word):
     """Index of the lowest set bit of a non-zero uint64."""
     low = word & (~word + ONE)

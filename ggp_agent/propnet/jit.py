@@ -19,6 +19,9 @@ these two decorators, so a flag is decided once:
 
 Numba compiles a callee with its caller's flags: a `kernel` may call only
 kernels that could themselves be `kernel`s.
+
+Three atomics for threads that share arrays: `atomic_read` (a flag another
+thread sets), `atomic_swap_if` and `atomic_write` (a spin lock).
 """
 
 from __future__ import annotations
@@ -66,5 +69,36 @@ def atomic_read(typingctx, array, index):
         handle = context.make_array(array_type)(context, builder, args[0])
         pointer = builder.gep(handle.data, [args[1]])
         return builder.load_atomic(pointer, ordering="acquire", align=8)
+
+    return signature, codegen
+
+
+@intrinsic
+def atomic_swap_if(typingctx, array, index, expected, value):
+    """array[index] = value if it holds `expected` (int64 compare-and-swap,
+    acquire-release); returns what it held. A spin lock's acquire."""
+    signature = types.int64(array, index, types.int64, types.int64)
+
+    def codegen(context, builder, sig, args):
+        array_type = sig.args[0]
+        handle = context.make_array(array_type)(context, builder, args[0])
+        pointer = builder.gep(handle.data, [args[1]])
+        result = builder.cmpxchg(pointer, args[2], args[3], "acq_rel", "monotonic")
+        return builder.extract_value(result, 0)
+
+    return signature, codegen
+
+
+@intrinsic
+def atomic_write(typingctx, array, index, value):
+    """array[index] = value (int64) with a release store: a spin lock's release."""
+    signature = types.void(array, index, types.int64)
+
+    def codegen(context, builder, sig, args):
+        array_type = sig.args[0]
+        handle = context.make_array(array_type)(context, builder, args[0])
+        pointer = builder.gep(handle.data, [args[1]])
+        builder.store_atomic(args[2], pointer, ordering="release", align=8)
+        return context.get_dummy_value()
 
     return signature, codegen

@@ -13,6 +13,18 @@ game), `goals_out[k, role]` (int32) the goals in the final state (a playout cut
 at `max_steps` gets that state's goals). `lanes` is an `arrays.Lanes` (one per
 thread); the other types are those of `state_kernels.py`.
 
+The steps of a lane playout are kernels of their own, so that the search's
+lane kernel (`search/lane_search.py`) can drive lanes its own way:
+
+    lane_forward(net, lanes, lo, hi)      gates lo..hi-1 for every lane (`lane_gates`)
+    clear_inputs(net, lanes)              no move chosen in any lane
+    choose_moves(net, lanes, rng, movers) a uniformly random legal move per role
+                                          in each lane of `movers` (uint64[4])
+    advance_lanes(net, lanes, movers)     the moves' gates, then the next state
+                                          in the lanes of `movers`
+    load_lane(net, value, lane, words)    a state into one lane
+    lane_goals(net, value, lane, out)     one lane's goals into out[role]
+
 Measured on this machine (docs/propnet.md): the lanes play 10 to 30 times more
 random playouts per second than change propagation or a full forward pass
 one playout at a time.
@@ -22,154 +34,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import ALL_ONES, ONE, ZERO, lowest_bit_index, rand_below
+from .bits import ALL_ONES, ONE, ZERO, lowest_bit_index, rand_word
 from .jit import kernel
-
-# -- lanes: 256 playouts at once, four uint64 words per node ----------------------------
-
-#: Words per node in the lane kernels: 4 x 64 = 256 playouts per pass. One
-#: input literal read serves four words (which LLVM turns into one AVX2
-#: operation): measured 2.6 to 3 times the throughput of one word per node.
-WORDS = 4
-LANES = 64 * WORDS
+from .lane_gates import LANES, WORDS, lane_forward, post_move
+#: Planes of a bit-sliced counter (`Lanes.tally` holds three: the counts,
+#: the ranks and a draw): a role may have up to 2**31 - 1 codes.
+PLANES = 32
 
 
 @kernel
-def lane_forward(net, value, lo, hi):
-    """Evaluate gates lo..hi-1 for all lanes (value: uint64[n_nodes, 4]).
-
-    One loop with the arrays in locals: a call per gate would pass the whole
-    `net` record each time, which costs more than the gate.
-    """
-    kind = net.kind
-    in_ptr = net.in_ptr
-    in_lit = net.in_lit
-    in_node = net.in_node
-    pos_end = net.pos_end
-    masks = net.masks
-    scc = net.scc
-    g = lo
-    while g < hi:
-        s = scc[g]
-        if s >= 0:
-            a = net.scc_lo[s]
-            b = net.scc_hi[s]
-            for m in range(a, b):
-                for k in range(WORDS):
-                    value[m, k] = ZERO
-            changed = True
-            while changed:
-                changed = False
-                for m in range(a, b):
-                    if _lane_gate(kind, in_ptr, in_lit, masks, value, m):
-                        changed = True
-            g = b
-            continue
-        lo_e = in_ptr[g]
-        mid = pos_end[g]
-        hi_e = in_ptr[g + 1]
-        if kind[g] == 1:
-            a0 = ALL_ONES
-            a1 = ALL_ONES
-            a2 = ALL_ONES
-            a3 = ALL_ONES
-            for e in range(lo_e, mid):
-                n = in_node[e]
-                a0 &= value[n, 0]
-                a1 &= value[n, 1]
-                a2 &= value[n, 2]
-                a3 &= value[n, 3]
-            for e in range(mid, hi_e):
-                n = in_node[e]
-                a0 &= ~value[n, 0]
-                a1 &= ~value[n, 1]
-                a2 &= ~value[n, 2]
-                a3 &= ~value[n, 3]
-        else:
-            a0 = ZERO
-            a1 = ZERO
-            a2 = ZERO
-            a3 = ZERO
-            for e in range(lo_e, mid):
-                n = in_node[e]
-                a0 |= value[n, 0]
-                a1 |= value[n, 1]
-                a2 |= value[n, 2]
-                a3 |= value[n, 3]
-            for e in range(mid, hi_e):
-                n = in_node[e]
-                a0 |= ~value[n, 0]
-                a1 |= ~value[n, 1]
-                a2 |= ~value[n, 2]
-                a3 |= ~value[n, 3]
-        value[g, 0] = a0
-        value[g, 1] = a1
-        value[g, 2] = a2
-        value[g, 3] = a3
-        g += 1
-
-
-@kernel
-def _lane_gate(kind, in_ptr, in_lit, masks, value, g):
-    """Evaluate one gate's four words; True when they changed. Arrays only (no
-    records), so LLVM inlines it."""
-    if kind[g] == 1:
-        a0 = ALL_ONES
-        a1 = ALL_ONES
-        a2 = ALL_ONES
-        a3 = ALL_ONES
-        for e in range(in_ptr[g], in_ptr[g + 1]):
-            lit = in_lit[e]
-            n = lit >> 1
-            m = masks[lit & 1]
-            a0 &= value[n, 0] ^ m
-            a1 &= value[n, 1] ^ m
-            a2 &= value[n, 2] ^ m
-            a3 &= value[n, 3] ^ m
-    else:
-        a0 = ZERO
-        a1 = ZERO
-        a2 = ZERO
-        a3 = ZERO
-        for e in range(in_ptr[g], in_ptr[g + 1]):
-            lit = in_lit[e]
-            n = lit >> 1
-            m = masks[lit & 1]
-            a0 |= value[n, 0] ^ m
-            a1 |= value[n, 1] ^ m
-            a2 |= value[n, 2] ^ m
-            a3 |= value[n, 3] ^ m
-    changed = a0 != value[g, 0] or a1 != value[g, 1] or a2 != value[g, 2] or a3 != value[g, 3]
-    value[g, 0] = a0
-    value[g, 1] = a1
-    value[g, 2] = a2
-    value[g, 3] = a3
-    return changed
-
-
-@kernel
-def _lane_bit(lane):
+def lane_bit(lane):
     return ONE << np.uint64(lane & 63)
 
 
 @kernel
-def _lane_goals(net, value, lane, item, goals_out):
-    """One lane's goals into goals_out[item[lane]]."""
+def lane_goals(net, value, lane, out):
+    """One lane's goals into out[role] (0 when none is true, else the highest)."""
     k = lane >> 6
-    bit = _lane_bit(lane)
+    bit = lane_bit(lane)
     masks = net.masks
     for r in range(net.n_roles):
-        goals_out[item[lane], r] = 0
+        out[r] = 0
     for i in range(len(net.goal_lit)):
         lit = net.goal_lit[i]
         if ((value[lit >> 1, k] ^ masks[lit & 1]) & bit) != ZERO:
             r = net.goal_role[i]
-            if net.goal_value[i] > goals_out[item[lane], r]:
-                goals_out[item[lane], r] = net.goal_value[i]
+            if net.goal_value[i] > out[r]:
+                out[r] = net.goal_value[i]
 
 
 @kernel
-def _lane_load(net, value, lane, state_words):
+def load_lane(net, value, lane, state_words):
     """Put a state into one lane's base propositions."""
     k = lane >> 6
     shift = np.uint64(lane & 63)
@@ -177,6 +72,150 @@ def _lane_load(net, value, lane, state_words):
     for i in range(net.n_fluents):
         on = (state_words[i >> 6] >> np.uint64(i & 63)) & ONE
         value[1 + i, k] = (value[1 + i, k] & keep) | (on << shift)
+
+
+@kernel
+def clear_inputs(net, lanes):
+    """No move chosen in any lane (every input proposition false)."""
+    value = lanes.value
+    base = 1 + net.n_fluents
+    for c in range(net.n_codes):
+        for k in range(WORDS):
+            value[base + c, k] = ZERO
+
+
+@kernel
+def _planes(n):
+    """Bits needed to count up to n."""
+    p = 0
+    while n > 0:
+        p += 1
+        n >>= 1
+    return p
+
+
+@kernel
+def choose_moves(net, lanes, rng, movers):
+    """For every role and every lane in `movers` (uint64[4]) a uniformly random
+    legal move: its input proposition is set in that lane and
+    `lanes.role_choice[r, lane]` holds its code; `lanes.role_forced[r]` marks
+    the lanes where it was the role's only legal move, `lanes.role_stuck[r]`
+    those where the role had none (a broken game: no move is set).
+
+    Everything is bit-sliced (plane p of a tally holds bit p of a number per
+    lane, so one word operation serves 64 lanes): the legal moves are counted,
+    each lane draws a rank below its count (64 lanes per random word, redrawn
+    where the draw is not below the count), and a second pass over the codes
+    counts the rank down to the code to play. The work is per code and word,
+    not per legal move and lane (docs/propnet.md).
+    """
+    value = lanes.value
+    tally = lanes.tally
+    masks = net.masks
+    legal_lit = net.legal_lit
+    base = 1 + net.n_fluents
+    done = lanes.done
+    rank = PLANES
+    draw = 2 * PLANES
+    for r in range(net.n_roles):
+        lo = net.role_lo[r]
+        hi = net.role_lo[r + 1]
+        planes = _planes(hi - lo)
+        for p in range(planes):
+            for k in range(WORDS):
+                tally[p, k] = ZERO
+                tally[rank + p, k] = ZERO
+        for c in range(lo, hi):
+            lit = legal_lit[c]
+            node = lit >> 1
+            m = masks[lit & 1]
+            for k in range(WORDS):
+                carry = (value[node, k] ^ m) & movers[k]
+                p = 0
+                while carry != ZERO:
+                    t = tally[p, k] & carry
+                    tally[p, k] ^= carry
+                    carry = t
+                    p += 1
+        for k in range(WORDS):
+            # none, one, or several legal moves
+            above = ZERO
+            for p in range(1, planes):
+                above |= tally[p, k]
+            some = above
+            if planes > 0:
+                some |= tally[0, k]
+                lanes.role_forced[r, k] = movers[k] & tally[0, k] & ~above
+            else:
+                lanes.role_forced[r, k] = ZERO
+            lanes.role_stuck[r, k] = movers[k] & ~some
+            done[k] = ~movers[k] | ~some
+            # ranks below the counts: draw as many bits as each lane's count has
+            pending = movers[k] & above
+            while pending != ZERO:
+                high = ZERO
+                for p in range(planes - 1, -1, -1):
+                    high |= tally[p, k]
+                    tally[draw + p, k] = rand_word(rng) & high
+                below = ZERO
+                same = ALL_ONES
+                for p in range(planes - 1, -1, -1):
+                    x = tally[draw + p, k]
+                    y = tally[p, k]
+                    below |= same & ~x & y
+                    same &= ~(x ^ y)
+                accepted = pending & below
+                for p in range(planes):
+                    tally[rank + p, k] |= tally[draw + p, k] & accepted
+                pending &= ~below
+        # the code of that rank: count down over the legal codes
+        for c in range(lo, hi):
+            if (done[0] & done[1] & done[2] & done[3]) == ALL_ONES:
+                break
+            lit = legal_lit[c]
+            node = lit >> 1
+            m = masks[lit & 1]
+            for k in range(WORDS):
+                x = (value[node, k] ^ m) & ~done[k]
+                if x == ZERO:
+                    continue
+                left = ZERO
+                for p in range(planes):
+                    left |= tally[rank + p, k]
+                chosen = x & ~left
+                if chosen != ZERO:
+                    done[k] |= chosen
+                    value[base + c, k] |= chosen
+                    w = chosen
+                    while w != ZERO:
+                        b = lowest_bit_index(w)
+                        w &= w - ONE
+                        lanes.role_choice[r, k * 64 + b] = c
+                borrow = x & left
+                p = 0
+                while borrow != ZERO:
+                    t = ~tally[rank + p, k] & borrow
+                    tally[rank + p, k] ^= borrow
+                    borrow = t
+                    p += 1
+
+
+@kernel
+def advance_lanes(net, lanes, movers):
+    """With the moves set, evaluate the gates after the moves and make the next
+    state current in the lanes of `movers` (the others keep their state)."""
+    post_move(net, lanes)
+    value = lanes.value
+    nxt = lanes.next_value
+    masks = net.masks
+    next_lit = net.next_lit
+    for i in range(net.n_fluents):
+        lit = next_lit[i]
+        for k in range(WORDS):
+            nxt[i, k] = value[lit >> 1, k] ^ masks[lit & 1]
+    for i in range(net.n_fluents):
+        for k in range(WORDS):
+            value[1 + i, k] = (nxt[i, k] & movers[k]) | (value[1 + i, k] & ~movers[k])
 
 
 @kernel
@@ -190,20 +229,12 @@ def lane_playouts(net, lanes, starts, n_starts, rng, max_steps, codes_out, lengt
     """
     limit = min(max_steps, codes_out.shape[1])
     masks = net.masks
-    legal_lit = net.legal_lit
-    next_lit = net.next_lit
-    role_lo = net.role_lo
     value = lanes.value
-    count = lanes.count
-    choice = lanes.choice
     item = lanes.item
     steps = lanes.steps
-    nxt = lanes.next_value
     active = lanes.active
     movers = lanes.movers
-    done = lanes.done
-    fresh = lanes.fresh
-    base = 1 + net.n_fluents
+    ended = lanes.fresh
     for n in range(net.n_nodes):
         for k in range(WORDS):
             value[n, k] = ZERO
@@ -212,100 +243,74 @@ def lane_playouts(net, lanes, starts, n_starts, rng, max_steps, codes_out, lengt
         active[k] = ZERO
     for lane in range(LANES):
         if waiting < n_starts:
-            _lane_load(net, value, lane, starts[waiting])
+            load_lane(net, value, lane, starts[waiting])
             item[lane] = waiting
             steps[lane] = 0
-            active[lane >> 6] |= _lane_bit(lane)
+            active[lane >> 6] |= lane_bit(lane)
             waiting += 1
+    terminal = net.terminal_lit
     any_active = n_starts > 0
     while any_active:
-        lane_forward(net, value, net.first_gate, net.split)
-        terminal = net.terminal_lit
-        any_done = False
+        lane_forward(net, lanes, net.first_gate, net.split)
         for k in range(WORDS):
-            ended = (value[terminal >> 1, k] ^ masks[terminal & 1]) & active[k]
-            w = active[k] & ~ended
+            over = (value[terminal >> 1, k] ^ masks[terminal & 1]) & active[k]
+            w = active[k] & ~over
             while w != ZERO:
                 b = lowest_bit_index(w)
                 w &= w - ONE
                 if steps[k * 64 + b] >= limit:
-                    ended |= ONE << np.uint64(b)
-            done[k] = ended
-            movers[k] = active[k] & ~ended
-            fresh[k] = ZERO
-            if ended != ZERO:
-                any_done = True
-        for c in range(net.n_codes):
-            for k in range(WORDS):
-                value[base + c, k] = ZERO
-        for r in range(net.n_roles):
-            for k in range(WORDS):
-                w = movers[k]
-                while w != ZERO:
-                    b = lowest_bit_index(w)
-                    w &= w - ONE
-                    count[k * 64 + b] = 0
-            for c in range(role_lo[r], role_lo[r + 1]):
-                lit = legal_lit[c]
-                for k in range(WORDS):
-                    w = (value[lit >> 1, k] ^ masks[lit & 1]) & movers[k]
-                    while w != ZERO:
-                        b = lowest_bit_index(w)
-                        w &= w - ONE
-                        lane = k * 64 + b
-                        count[lane] += 1
-                        if count[lane] == 1 or rand_below(rng, count[lane]) == 0:
-                            choice[lane] = c
-            for k in range(WORDS):
-                w = movers[k]
-                while w != ZERO:
-                    b = lowest_bit_index(w)
-                    w &= w - ONE
-                    lane = k * 64 + b
-                    if count[lane] == 0:
-                        # no legal move in a non-terminal state: a broken game
-                        done[k] |= ONE << np.uint64(b)
-                        lengths_out[item[lane]] = -1 - steps[lane]
-                        any_done = True
-                        continue
-                    c = choice[lane]
-                    codes_out[item[lane], steps[lane], r] = c if count[lane] > 1 else -1 - c
-                    value[base + c, k] |= ONE << np.uint64(b)
-        if any_done:
-            for k in range(WORDS):
-                w = done[k]
-                while w != ZERO:
-                    b = lowest_bit_index(w)
-                    w &= w - ONE
-                    lane = k * 64 + b
-                    bit = ONE << np.uint64(b)
-                    _lane_goals(net, value, lane, item, goals_out)
-                    if (movers[k] & bit) == ZERO:  # ended (a broken lane has its length already)
-                        lengths_out[item[lane]] = steps[lane]
-                    if waiting < n_starts:
-                        item[lane] = waiting
-                        steps[lane] = 0
-                        waiting += 1
-                        fresh[k] |= bit
-                    else:
-                        active[k] &= ~bit
-                movers[k] &= ~done[k]
-        lane_forward(net, value, net.split, net.n_nodes)
-        for i in range(net.n_fluents):
-            lit = next_lit[i]
-            for k in range(WORDS):
-                nxt[i, k] = value[lit >> 1, k] ^ masks[lit & 1]
-        for i in range(net.n_fluents):
-            for k in range(WORDS):
-                value[1 + i, k] = (nxt[i, k] & movers[k]) | (value[1 + i, k] & ~movers[k])
-        any_active = False
+                    over |= ONE << np.uint64(b)
+            ended[k] = over
+            movers[k] = active[k] & ~over
+        clear_inputs(net, lanes)
+        choose_moves(net, lanes, rng, movers)
         for k in range(WORDS):
-            w = fresh[k]
+            stuck = ZERO
+            for r in range(net.n_roles):
+                stuck |= lanes.role_stuck[r, k]
+            # no legal move in a non-terminal state: a broken game
+            w = stuck
             while w != ZERO:
                 b = lowest_bit_index(w)
                 w &= w - ONE
                 lane = k * 64 + b
-                _lane_load(net, value, lane, starts[item[lane]])
+                lengths_out[item[lane]] = -1 - steps[lane]
+            ended[k] |= stuck
+            for r in range(net.n_roles):
+                forced = lanes.role_forced[r, k]
+                w = movers[k] & ~stuck
+                while w != ZERO:
+                    b = lowest_bit_index(w)
+                    w &= w - ONE
+                    lane = k * 64 + b
+                    c = lanes.role_choice[r, lane]
+                    codes_out[item[lane], steps[lane], r] = -1 - c if (forced >> np.uint64(b)) & ONE else c
+        for k in range(WORDS):
+            w = ended[k]
+            while w != ZERO:
+                b = lowest_bit_index(w)
+                w &= w - ONE
+                lane = k * 64 + b
+                bit = ONE << np.uint64(b)
+                lane_goals(net, value, lane, goals_out[item[lane]])
+                if (movers[k] & bit) == ZERO:  # ended (a broken lane has its length already)
+                    lengths_out[item[lane]] = steps[lane]
+                if waiting < n_starts:
+                    item[lane] = waiting
+                    steps[lane] = 0
+                    waiting += 1
+                else:
+                    active[k] &= ~bit
+            movers[k] &= ~ended[k]
+        advance_lanes(net, lanes, movers)
+        any_active = False
+        for k in range(WORDS):
+            w = ended[k] & active[k]
+            while w != ZERO:
+                b = lowest_bit_index(w)
+                w &= w - ONE
+                lane = k * 64 + b
+                load_lane(net, value, lane, starts[item[lane]])
             w = movers[k]
             while w != ZERO:
                 b = lowest_bit_index(w)

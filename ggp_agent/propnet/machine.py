@@ -39,7 +39,7 @@ from ..reasoner.statemachine import (
     no_legal_move_error, one_goal_value,
 )
 from . import state_kernels as kernels
-from .arrays import Net, new_rng, new_work, pack
+from .arrays import Net, new_rng, new_work, pack, planned
 from .bench import bench_net
 from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, ground
 from .network import Network, build_network
@@ -76,7 +76,7 @@ class PropnetStateMachine(StateMachine):
             grounding = ground(game, prepare_rules(game), time_limit=time_limit, max_atoms=max_atoms,
                                max_instances=max_instances, use_base=use_base, factor=factor)
             network = build_network(grounding, deadline=deadline)
-            net = pack(network)
+            net = planned(pack(network))
             work = new_work(net)
         except ReasonerError as error:
             raise PropnetUnavailable(str(error), time.perf_counter() - started) from error

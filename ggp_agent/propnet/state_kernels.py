@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bits import ONE, ZERO, lowest_bit_index, rand_below
+from .component_kernels import state_component, update_component
 from .jit import allocating_kernel, kernel
 
 #: The code of no move: a role without a legal move in a state that is not
@@ -55,9 +56,10 @@ def literal_value(value, lit):
 
 
 @kernel
-def forward(net, value, lo, hi):
+def forward(net, value, count, stack, lo, hi):
     """Evaluate gates lo..hi-1 in order (uint8 values); a cyclic component to its
-    least fixpoint (its members start false and only ever turn true)."""
+    least fixpoint by a worklist (`component_kernels.state_component`; `count`
+    and `stack` are int32 scratch, one slot per node)."""
     kind = net.kind
     in_ptr = net.in_ptr
     in_lit = net.in_lit
@@ -66,25 +68,8 @@ def forward(net, value, lo, hi):
     while g < hi:
         s = scc[g]
         if s >= 0:
-            a = net.scc_lo[s]
-            b = net.scc_hi[s]
-            for m in range(a, b):
-                value[m] = 0
-            changed = True
-            while changed:
-                changed = False
-                for m in range(a, b):
-                    if value[m] == 0:
-                        v = 1 if kind[m] == 1 else 0
-                        for e in range(in_ptr[m], in_ptr[m + 1]):
-                            lit = in_lit[e]
-                            if ((value[lit >> 1] ^ (lit & 1)) != 0) != (kind[m] == 1):
-                                v = 1 - v
-                                break
-                        if v == 1:
-                            value[m] = 1
-                            changed = True
-            g = b
+            state_component(net, value, count, stack, s)
+            g = net.scc_hi[s]
             continue
         v = 1 if kind[g] == 1 else 0
         for e in range(in_ptr[g], in_ptr[g + 1]):
@@ -109,55 +94,6 @@ def _push(queued, stack, registers, node):
 
 
 @kernel
-def _reevaluate_component(net, work, s):
-    """Least fixpoint of cyclic component s from its current outside inputs.
-
-    Called with an empty stack; returns the new stack size, with the members
-    whose value changed pushed (their fan-out outside the component is then
-    updated like any other node's). Inside the component, counts follow
-    `value`; the wires are positive (the builder refuses negation in a cycle).
-    """
-    a = net.scc_lo[s]
-    b = net.scc_hi[s]
-    value = work.value
-    count = work.count
-    stack = work.stack
-    old = work.old
-    for m in range(a, b):
-        old[m] = value[m]
-        if value[m] != 0:
-            for e in range(net.out_ptr[m], net.out_ptr[m + 1]):
-                t = net.out_lit[e] >> 1
-                if net.scc[t] == s:
-                    count[t] -= 1
-            value[m] = 0
-    top = 0
-    for m in range(a, b):
-        if count[m] >= net.need[m]:
-            value[m] = 1
-            stack[top] = m
-            top += 1
-    while top > 0:
-        top -= 1
-        m = stack[top]
-        for e in range(net.out_ptr[m], net.out_ptr[m + 1]):
-            t = net.out_lit[e] >> 1
-            if net.scc[t] == s:
-                count[t] += 1
-                if value[t] == 0 and count[t] >= net.need[t]:
-                    value[t] = 1
-                    stack[top] = t
-                    top += 1
-    sp = 0
-    for m in range(a, b):
-        if value[m] != old[m]:
-            work.queued[m] = 1
-            stack[sp] = m
-            sp += 1
-    return sp
-
-
-@kernel
 def propagate(net, work):
     """Bring every gate up to date with the leaves changed (and pushed) since the last call."""
     value = work.value
@@ -169,8 +105,11 @@ def propagate(net, work):
     out_ptr = net.out_ptr
     out_lit = net.out_lit
     scc = net.scc
+    pending = work.pending
+    pending_flags = work.pending_flags
     sp = work.registers[0]
     n_dirty = work.registers[1]
+    n_pending = work.registers[2]
     while True:
         while sp > 0:
             sp -= 1
@@ -191,8 +130,17 @@ def propagate(net, work):
                     c = count[t] - 1
                 if st >= 0:
                     if st == sn:
-                        continue  # inside a component: its re-evaluation counts these
+                        continue  # inside a component: its update counts these
                     count[t] = c
+                    # listed for the component's update; flag 2: an input turned false
+                    flag = pending_flags[t]
+                    if flag == 0:
+                        pending[n_pending] = t
+                        n_pending += 1
+                        flag = 1
+                    if (v ^ (ol & 1)) == 0:
+                        flag |= 2
+                    pending_flags[t] = flag
                     if work.scc_dirty[st] == 0:
                         work.scc_dirty[st] = 1
                         work.dirty[n_dirty] = st
@@ -216,7 +164,9 @@ def propagate(net, work):
         n_dirty -= 1
         work.dirty[best] = work.dirty[n_dirty]
         work.scc_dirty[s] = 0
-        sp = _reevaluate_component(net, work, s)
+        work.registers[2] = n_pending
+        sp = update_component(net, work, s)
+        n_pending = work.registers[2]
     work.registers[0] = 0
     work.registers[1] = 0
 
@@ -237,7 +187,10 @@ def init_work(net, work):
     work.hash[0] = ZERO
     for r in range(len(work.input_code)):
         work.input_code[r] = -1
-    forward(net, work.value, net.first_gate, net.n_nodes)
+    for n in range(net.n_nodes):
+        work.old[n] = 2
+        work.pending_flags[n] = 0
+    forward(net, work.value, work.count, work.stack, net.first_gate, net.n_nodes)
     for g in range(net.first_gate, net.n_nodes):
         c = 0
         for e in range(net.in_ptr[g], net.in_ptr[g + 1]):

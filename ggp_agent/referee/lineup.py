@@ -11,7 +11,9 @@ GameController whichever kind of player sits in a seat.
 Keys of an in-process configuration: `search` (a search rule), `engine`,
 `time` (seconds of thinking per move, at most the clock minus the margin),
 `margin` (safety margin in seconds), `name`, `seed`; for the tree searches
-(mcps, grave, uct) also `ponder` (0 or 1), `mem` (arena cap in MB) and any
+(mcps, grave, uct) also `ponder` (0 or 1), `mem` (arena cap in MB), `threads`
+(cores; default 1), `parallel` (root: a tree per thread; tree: one shared
+tree), `batch` (leaves at once on the lanes; 1: one at a time) and any
 constant of `search.params.SearchParams` by name (`c`, `rho`, `bias`,
 `amaf_alloc`, `max_rollout`, `window`, `solver`, `max_depth`), e.g.
 `agent:search=uct,c=0.7,ponder=0,time=0.5`.
@@ -30,6 +32,7 @@ from ..player.config import PLAYER_KINDS, PlayerConfig
 from ..player.player import Player
 from ..player.records import MatchRecord
 from ..search.params import CONSTANTS, RULES, SEARCH_RULES, checked_option, parse_flag
+from ..search.registry import PARALLEL
 from ..search.warmup import ensure_warm
 from ..server.app import RunningServer, start_server
 from .controller import GameController, PlayerAddress
@@ -95,6 +98,13 @@ def _one_of(names, what: str):
     return read
 
 
+def _at_least_one(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"{value!r} is not a whole number of at least 1")
+    return number
+
+
 def _positive(value: str) -> float:
     number = float(value)
     if not number > 0 or number == float("inf"):
@@ -113,6 +123,9 @@ _SPEC_KEYS = {
     "seed": ("seed", int),
     "ponder": ("ponder", parse_flag),
     "mem": ("memory_cap", lambda value: int(float(value) * 2**20)),
+    "threads": ("threads", _at_least_one),
+    "parallel": ("parallel", _one_of(PARALLEL, "parallel search")),
+    "batch": ("batch", _at_least_one),
 }
 
 

@@ -16,7 +16,9 @@ Layout (N nodes, E edges, R roles, C move codes, W-playout window):
 
 - nodes: `node_hash` and `node_check` (two independent 64-bit hashes of the
   state; a transposition must match both, and the full state words when the
-  engine has them), `node_words` (the state, propnet only), `node_visits`,
+  engine has them), `node_words` (the state, propnet only), `node_legal` (its
+  legal move codes as a bitset, when the lane search knows them: flag
+  LEGAL; then a node is expanded without the engine), `node_visits`,
   `node_flags` (terminal, expanded, proven), `node_goals` (goal values 0..100 of
   a terminal state, or the proven values), `node_edges` (role r's edges are
   `node_edges[n, r] .. node_edges[n, r + 1] - 1`), `node_amaf`/`node_perm` (a
@@ -51,6 +53,11 @@ TERMINAL = 1
 EXPANDED = 2
 PROVEN = 4
 MARKED = 8
+LEGAL = 16
+
+#: `edge_child` of an edge whose child a lane of the batched search is computing
+#: (`lane_search.py`); -1 is no child.
+PENDING = -2
 
 # counters indexes
 C_NODES = 0          # nodes in use
@@ -79,7 +86,8 @@ C_BROKEN = 22        # rollouts that met a role without legal moves
 C_INTERRUPT = 23     # set by another thread: the running batch stops at its next iteration
 C_CHANCE = 24        # the chance role (GDL-II's random: uniform at every node), or -1
 C_FORCE_EDGE = 25    # a root edge every descent takes (ensemble searches force a root move), or -1
-N_COUNTERS = 26
+C_LOCK = 26          # 1 while a thread of a shared tree works on the tree (a spin lock)
+N_COUNTERS = 27
 
 
 class Arena(NamedTuple):
@@ -88,6 +96,7 @@ class Arena(NamedTuple):
     node_hash: np.ndarray    # uint64[N]
     node_check: np.ndarray   # uint64[N]
     node_words: np.ndarray   # uint64[N, n_words] (n_words = 0 without a propnet)
+    node_legal: np.ndarray   # uint64[N, LW]: bit c of a LEGAL node: code c is legal (LW = 0: never kept)
     node_visits: np.ndarray  # int64[N]
     node_flags: np.ndarray   # uint8[N]
     node_goals: np.ndarray   # int16[N, R]
@@ -159,6 +168,8 @@ class Capacity:
     effects: bool = False
     #: edges keep regrets (SearchParams.sim == "rm")
     regret: bool = False
+    #: words of a node's legal-move bitset (0: not kept; the lane search keeps them)
+    legal_words: int = 0
 
     def describe(self) -> str:
         return (f"{self.nodes} nodes, {self.edges} edges, {self.amaf_tables} AMAF and "
@@ -213,6 +224,7 @@ def plan_capacity(
     min_nodes: int = 4096,
     effects: bool = False,
     regret: bool = False,
+    legal_words: int = 0,
 ) -> Capacity:
     """Capacities that fit `memory_cap` bytes (and a quarter of free memory).
 
@@ -233,7 +245,7 @@ def plan_capacity(
     edges_per_node = max(2.0, min(float(branching), 256.0) * 0.6)
     amaf_every = max(2, amaf_alloc)
     per_node = (
-        8 + 8 + 8 * n_words + 8 + 1 + 2 * n_roles + 4 * (n_roles + 1) + 4 + 4  # node fields
+        8 + 8 + 8 * n_words + 8 * legal_words + 8 + 1 + 2 * n_roles + 4 * (n_roles + 1) + 4 + 4  # node fields
         + 8  # transposition slots (two per node)
         + 8  # collection scratch
         + edges_per_node * (32 if regret else 24)
@@ -259,6 +271,7 @@ def plan_capacity(
             max_rollout=max_rollout,
             effects=effects,
             regret=regret,
+            legal_words=legal_words,
         )
 
     capacity = sized(nodes)
@@ -295,7 +308,8 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
     a, p, t = capacity.amaf_tables, capacity.perm_tables, capacity.transitions
     return {
         "node_hash": ((n,), np.uint64), "node_check": ((n,), np.uint64),
-        "node_words": ((n, n_words), np.uint64), "node_visits": ((n,), np.int64),
+        "node_words": ((n, n_words), np.uint64), "node_legal": ((n, capacity.legal_words), np.uint64),
+        "node_visits": ((n,), np.int64),
         "node_flags": ((n,), np.uint8), "node_goals": ((n, r), np.int16),
         "node_proof": ((n,), np.int32),
         "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),

@@ -1,10 +1,17 @@
 """Search benchmarks: iterations per second, playout length, depth of new leaves.
 
-Two measurements, both single-threaded in the caller's thread (no pondering,
-no server), CPU time of the process:
+Three measurements (no server):
 
 - `bench_opening`: each rule searches the initial position for a while, from
-  an empty tree: iterations/s and the tree it builds.
+  an empty tree, in the caller's thread, CPU time of the process:
+  iterations/s and the tree it builds.
+- `bench_threads`: each rule and thread count searches the initial position
+  as a player's search does (worker threads, pondering), and the same run
+  measures the propnet's random playouts on 256 lanes and by change
+  propagation (`propnet_rates`), so that the ratios are taken side by side:
+  iterations per second of wall time and of CPU time (on a shared machine
+  the threads may not get a core each; the CPU figure says what they did
+  with what they got), and the cores they used.
 - `bench_selfplay`: each rule plays whole games against itself at a fixed time
   per move, with tree reuse, and the per-move figures are averaged over every
   move of every game: what the MCPS paper's appendix tables report (playouts
@@ -21,8 +28,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
+from ..propnet.bench import bench_net
+from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .arena import C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_NODES, C_ROLLOUT_STEPS, C_ROLLOUTS
+from .registry import make_search
 from .tree_search import make_tree_search
 
 
@@ -129,3 +139,66 @@ def bench_selfplay(machine: StateMachine, rules: Sequence[str], budget: float, g
         row.update(games=games, budget=budget)
         results.append(row)
     return results
+
+
+def propnet_rates(machine: StateMachine, seconds: float) -> dict:
+    """Random playouts per second on 256 lanes and by change propagation (CPU
+    time), empty for an engine that is not a propnet."""
+    if not isinstance(machine, PropnetStateMachine):
+        return {}
+    return dict(bench_net(machine.net, seconds, 1000, strategies=("lanes", "propagate"))["strategies"])
+
+
+def _searched(machine: StateMachine, rule: str, threads: int, seconds: float, seed: int,
+              batch: Optional[int], memory_cap: Optional[int]) -> dict:
+    """One search of the initial position as a player runs it (worker threads,
+    pondering) for `seconds` after a warm second: its rates and figures."""
+    state = machine.initial_state()
+    role = next((r for r in range(len(machine.roles)) if len(machine.legal_moves(state, r)) > 1), 0)
+    search = make_search(rule, machine, role, seed=seed, threads=threads, batch=batch, ponder=True,
+                         memory_cap=memory_cap)
+    search.start(state, tuple(machine.legal_moves(state, role)))
+    try:
+        time.sleep(min(1.0, seconds))
+        before = search.stats().get("total_iterations", 0)
+        wall, cpu = time.perf_counter(), time.process_time()
+        time.sleep(seconds)
+        stats = search.stats()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        search.stop()
+    done = stats.get("total_iterations", 0) - before
+    return {
+        "rule": rule, "threads": threads, "batch": batch,
+        "iterations_per_s": round(done / wall, 1),
+        "iterations_per_cpu_s": round(done / cpu, 1) if cpu > 0 else None,
+        "cores_used": round(cpu / wall, 2),
+        "mean_playout": stats.get("mean_playout"),
+        "mean_leaf_depth": stats.get("mean_leaf_depth"),
+        "nodes": stats.get("nodes"),
+    }
+
+
+def bench_threads(machine: StateMachine, rules: Sequence[str], threads: Sequence[int], seconds: float,
+                  seed: int = 1, single_leaf: bool = False, memory_cap: Optional[int] = None) -> dict:
+    """Each rule at each thread count from the opening (and, with
+    `single_leaf`, one leaf at a time on one thread: the search before the
+    lanes), between two measurements of the propnet's own random playouts."""
+    before = propnet_rates(machine, seconds)
+    rows = []
+    for rule in rules:
+        for count in threads:
+            rows.append(_searched(machine, rule, count, seconds, seed, None, memory_cap))
+        if single_leaf:
+            rows.append(_searched(machine, rule, 1, seconds, seed, 1, memory_cap))
+    after = propnet_rates(machine, seconds)
+    rates = {name: round((before[name] + after[name]) / 2, 1) for name in before}
+    lanes = rates.get("lanes")
+    one = {row["rule"]: row for row in rows if row["threads"] == 1 and row["batch"] is None}
+    for row in rows:
+        if lanes:
+            row["per_cpu_s_to_lanes"] = round(row["iterations_per_cpu_s"] / lanes, 3)
+        base = one.get(row["rule"])
+        if base is not None and row is not base and base["iterations_per_s"]:
+            row["wall_to_one_thread"] = round(row["iterations_per_s"] / base["iterations_per_s"], 3)
+    return {"propnet_playouts_per_s": rates, "searches": rows}

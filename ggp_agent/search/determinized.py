@@ -194,9 +194,11 @@ class DeterminizedSearch(Search):
         self._worker.wake()
 
     def _new_tree(self, index: int) -> TreeSearch:
+        # One leaf at a time (batch=1): the ensemble steps its trees in small
+        # batches of its own, and the lanes know no chance role or forced edge.
         return TreeSearch(self.machine, self.role, params=self.params, seed=self._seed + 7919 * (index + 1),
                           memory_cap=self._tree_cap, ponder=True, clock_seconds=self._clock_seconds,
-                          name=f"{self.name}-t{index}")
+                          batch=1, name=f"{self.name}-t{index}")
 
     # -- the worker ----------------------------------------------------------------------
 

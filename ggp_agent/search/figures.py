@@ -15,11 +15,12 @@ the search's hot loop, and nothing here changes the search.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
 from .arena import C_ROOT, EXPANDED, Arena
+from .root import best_edge
 
 #: Edges with fewer visits than this are left out of the rank comparisons
 #: (their own values are mostly noise).
@@ -148,3 +149,39 @@ def move_figures(A: Arena, rho: int, role: int, edge: int) -> dict:
         reply_perm_disagreement=_r(_rank_disagreement(A, lo, hi, lambda c: _perm(A, perm_table, c)[1])),
     )
     return figures
+
+
+def root_figures(A: Arena, role: int, rho: int, move_of: Callable[[int], object]) -> dict:
+    """The root's five most visited moves of `role` (`top_moves`) and the move
+    to play with its visits, mean value and `move_figures`."""
+    root = int(A.counters[C_ROOT])
+    figures: dict = {"top_moves": []}
+    if not A.node_flags[root] & EXPANDED:
+        return figures
+    lo, hi = int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])
+    for e in sorted(range(lo, hi), key=lambda e: -int(A.edge_n[e]))[:5]:
+        n = int(A.edge_n[e])
+        figures["top_moves"].append({"move": str(move_of(int(A.edge_code[e]))), "visits": n,
+                                     "value": round(float(A.edge_w[e]) / n, 3) if n else None})
+    best = int(best_edge(A, role))
+    if best >= 0:
+        n = int(A.edge_n[best])
+        figures["move"] = str(move_of(int(A.edge_code[best])))
+        figures["move_visits"] = n
+        figures["move_value"] = round(float(A.edge_w[best]) / n, 3) if n else None
+        figures.update(move_figures(A, rho, role, best))
+    return figures
+
+
+#: The figures of one answer in the move's log line: (label, stats key or keys).
+_SUMMARY = (("visits", ("move_visits",)), ("value", ("move_value",)), ("iterations", ("iterations",)),
+            ("per_s", ("iterations_per_s",)), ("nodes", ("nodes",)), ("depth", ("max_depth",)),
+            ("leaf_depth", ("mean_leaf_depth",)), ("playout", ("mean_playout",)), ("proven", ("root_proven",)),
+            ("amaf", ("move_amaf_q", "move_amaf_n")), ("perm", ("move_perm_q", "move_perm_n")),
+            ("reply", ("reply_q", "reply_n")),
+            ("disagree", ("amaf_disagreement", "reply_amaf_disagreement", "reply_perm_disagreement")))
+
+
+def answer_summary(stats: dict) -> str:
+    """The search's figures for the move log line (a missing one reads None)."""
+    return " ".join(f"{label}=" + "/".join(str(stats.get(key)) for key in keys) for label, keys in _SUMMARY)

@@ -74,6 +74,11 @@ class Search(abc.ABC):
         (`determinized.py`) spreads over many."""
         self.advance(None, belief.most_likely(), legal_moves)
 
+    def think_until(self, deadline: Optional[float]) -> None:
+        """The player will ask for the move at `deadline` (a `time.monotonic()`
+        value; None: no move is due). A search that starts work it cannot
+        finish by then (a batch of leaves) may use it; the others ignore it."""
+
     def hold(self) -> None:
         """A joint move has arrived: make no engine call until `advance`.
 

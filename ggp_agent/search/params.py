@@ -13,7 +13,7 @@ C = 40 on goal values 0..100 (0.4 on rewards scaled to [0, 1]).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Mapping
+from typing import Mapping, Optional
 
 import numpy as np
 
@@ -235,3 +235,9 @@ def parse_flag(text: str) -> bool:
     if lowered in _FALSE:
         return False
     raise ValueError(f"{text!r} is not on or off (use one of {', '.join(_TRUE + _FALSE)})")
+
+
+def tree_params(rule: str, options: Optional[Mapping[str, object]] = None) -> SearchParams:
+    """The rule's `SearchParams` with `options` (field names, values as text or numbers) applied."""
+    params = replace(SearchParams(), rule=rule)
+    return params.with_options(options) if options else params

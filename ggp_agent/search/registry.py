@@ -1,20 +1,26 @@
 """Every search by its rule name (the names live in `params.py`: `SEARCH_RULES`).
 
 Tree rules (`mcps`, `grave`, `uct`) are the numba tree searches of
-`tree_search.py` (in a GDL-II match, an ensemble of them: `determinized.py`);
-the flat rules (`mc`, `random`, `legal`) those of `flat.py`.
+`tree_search.py`, one per thread merged at the root (`parallel.py`) when a
+propnet runs them on several cores (in a GDL-II match, an ensemble of them:
+`determinized.py`); the flat rules (`mc`, `random`, `legal`) those of `flat.py`.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Optional
 
+from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
+from .arena import DEFAULT_MEMORY_CAP
 from .flat import LegalSearch, MonteCarloSearch, RandomSearch
 from .interface import Search
 from .determinized import make_determinized_search
+from .parallel import RootParallelSearch
 from .params import FLAT_RULES, RULES, SEARCH_RULES, split_options
-from .tree_search import make_tree_search
+from .shared_tree import SharedTreeSearch
+from .tree_search import make_tree_search, tree_params
 
 #: The rules that run the numba tree search (MCPS is the agent's default).
 TREE_RULES: tuple[str, ...] = tuple(RULES)
@@ -22,22 +28,73 @@ TREE_RULES: tuple[str, ...] = tuple(RULES)
 _FLAT: dict[str, Callable[..., Search]] = dict(zip(FLAT_RULES, (MonteCarloSearch, RandomSearch, LegalSearch)))
 
 
+#: One thread unless asked: two agents pondering with two threads each on a
+#: two-core machine (every full match of the tests, a tournament's pair) is not
+#: yet proven to answer in time; `--threads 2` and `threads=2` in a player spec
+#: are measured in docs/search.md.
+DEFAULT_THREADS = 1
+
+
+def search_threads(threads: Optional[int], machine: StateMachine) -> int:
+    """Threads a tree search gets: `threads` (None: `DEFAULT_THREADS`), and
+    one over any engine but a propnet (the Prolog engine answers from one
+    thread; more searches would only queue on it)."""
+    wanted = DEFAULT_THREADS if threads is None else int(threads)
+    if wanted < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return wanted if isinstance(machine, PropnetStateMachine) else 1
+
+
+#: How several threads search: one tree each merged at the root, or one shared tree.
+PARALLEL = ("root", "tree")
+
+
 def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None,
-                hidden: bool = False, options: Optional[dict] = None, **settings) -> Search:
+                hidden: bool = False, threads: Optional[int] = None, parallel: str = "root",
+                **settings) -> Search:
     """A search of the named rule for role index `role_index` over `machine`.
 
-    `options` are constants by name (e.g. {"c": 0.7}, or {"trees": 4} for the
-    ensemble); `settings` go to the tree searches (`ponder`, `memory_cap`,
-    `clock_seconds`); the flat rules ignore both. `hidden`: a GDL-II match,
-    where a tree rule runs as Ensemble Determinization MCTS over the player's
-    belief (`determinized.py`).
+    `settings` go to the tree searches (`tree_search.make_tree_search`):
+    `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
+    `memory_cap`, `clock_seconds`, `batch` (leaves at once on the lanes; 1:
+    one at a time); `threads` (None: `DEFAULT_THREADS`) trees share the
+    memory cap and are merged at the root, or with `parallel="tree"` the
+    threads search one tree on their own lanes (`shared_tree.py`; it needs
+    the lanes: a propnet, move codes, which "auto" becomes there, batch above 1). The flat rules ignore
+    them. Ensemble constants (e.g. {"trees": 4}) in `options` are for
+    `hidden`: a GDL-II match, where a tree rule runs as Ensemble
+    Determinization MCTS over the player's belief (`determinized.py`).
     """
-    tree_options, ensemble_options = split_options(options or {})
+    if parallel not in PARALLEL:
+        raise ValueError(f"unknown parallel search {parallel!r}; known: {', '.join(PARALLEL)}")
+    tree_options, ensemble_options = split_options(settings.pop("options", None) or {})
     if rule in TREE_RULES and hidden:
+        settings.pop("batch", None)  # the ensemble's trees run one leaf at a time
         return make_determinized_search(rule, machine, role_index, seed=seed, options=tree_options,
                                         ensemble_options=ensemble_options, **settings)
+    settings["options"] = tree_options
     if rule in TREE_RULES:
-        return make_tree_search(rule, machine, role_index, seed=seed, options=tree_options, **settings)
+        count = search_threads(threads, machine)
+        if count == 1:
+            return make_tree_search(rule, machine, role_index, seed=seed, **settings)
+        params = tree_params(rule, settings.get("options"))
+        if parallel == "tree" and params.codes != "effects" and settings.get("batch") != 1:
+            settings.pop("options", None)  # the shared tree's lanes play move codes ("auto" included)
+            params = replace(params, codes="moves")
+            return SharedTreeSearch(machine, role_index, threads=count, params=params, seed=seed, **settings)
+        cap = settings.pop("memory_cap", None)
+        share = None if cap is None else max(1, int(cap) // count)
+        base = 0 if seed is None else int(seed)
+        return RootParallelSearch([
+            make_tree_search(rule, machine, role_index, seed=None if seed is None else base * 7919 + k,
+                             memory_cap=share if share is not None else _default_share(count),
+                             name=f"{rule}-role{role_index}-t{k}", **settings)
+            for k in range(count)])
     if rule in _FLAT:
         return _FLAT[rule](machine, role_index, seed=seed)
     raise ValueError(f"unknown search rule {rule!r}; known: {', '.join(SEARCH_RULES)}")
+
+
+def _default_share(count: int) -> int:
+    """Each tree's arena cap when the player set none: the default cap split."""
+    return max(1, DEFAULT_MEMORY_CAP // count)

@@ -103,6 +103,15 @@ class PropnetRunner:
     def after_collection(self, A: Arena, kept: int) -> None:
         """Nothing to renumber: the propnet's states live in the arena."""
 
+    #: Words of a node's kept legal moves (`Arena.node_legal`): none here.
+    legal_words = 0
+
+    def forget_inflight(self, A: Arena) -> None:
+        """Nothing is in flight between calls here (the lanes' runner drops its lanes)."""
+
+    def think_until(self, deadline: Optional[float]) -> None:
+        """When the move will be asked for: this runner has no use for it."""
+
 
 class _Held(Exception):
     """The player asked for the engine: drop the iteration in progress."""
@@ -205,6 +214,14 @@ class MachineRunner:
             A.goals[: self.roles] = self.machine.goal_values(state)
             set_terminal(A, node, A.goals)
         return node
+
+    legal_words = 0
+
+    def forget_inflight(self, A: Arena) -> None:
+        """Nothing is in flight between calls."""
+
+    def think_until(self, deadline: Optional[float]) -> None:
+        """When the move will be asked for: no use for it over Prolog."""
 
     def after_collection(self, A: Arena, kept: int) -> None:
         """Renumber the Python-side states as the collection renumbered the nodes."""

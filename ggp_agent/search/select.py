@@ -29,7 +29,9 @@ give that role its best goal is taken at once, and an edge to any other proven
 child is left alone while an edge with an unproven child remains: its value is
 known exactly, another visit teaches nothing, and the unproven moves must be
 tried to prove the node (GRAVE and MCPS have no exploration term, so without
-this a proven draw could hold their attention forever).
+this a proven draw could hold their attention forever). An edge whose child a
+lane of the batched search is computing (`PENDING`) is left alone too while
+another edge remains: the batch's leaves stay apart.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import math
 import numpy as np
 
 from ..propnet.bits import rand_below
-from .arena import C_CHANCE, PROVEN
+from .arena import C_CHANCE, PENDING, PROVEN
 from ..propnet.jit import kernel
 from .params import (
     P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
@@ -157,10 +159,14 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     best_value = -INFINITY
     fallback = lo
     fallback_goal = -1
+    pending = -1
     for i in range(count):
         e = lo + (start + i) % count
         if solver_here:
             child = A.edge_child[e]
+            if child == PENDING:  # a lane computes this child: another edge while one remains
+                pending = e
+                continue
             if child >= 0 and (A.node_flags[child] & PROVEN) != 0:
                 g = A.node_goals[child, role]
                 if g >= best_goal:
@@ -174,5 +180,5 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
             best_value = value
             best = e
     if best < 0:
-        return fallback
+        return pending if pending >= 0 else fallback
     return best

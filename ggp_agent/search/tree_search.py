@@ -3,9 +3,9 @@
 The player starts the search at START, tells it each joint move the manager
 reports, asks for the best move at its deadline, and stops it at STOP. Here:
 
-- a worker thread runs batches of iterations (`runners.py`), each batch one
-  numba call with the GIL released for a propnet game, sized to take about
-  `batch_seconds` so that a root change or a stop waits at most that long;
+- a worker thread runs batches of iterations (`runners.py`, `lane_runner.py`),
+  numba calls without the GIL over a propnet, sized to take about
+  `batch_seconds`, so a root change or a stop waits at most that long;
 - the arena is sized at START from a memory cap, free memory and the clocks
   (`arena.plan_capacity`) and never grows; when a pool fills the search keeps
   going on the tree it has, and after a root change, once the arena is more
@@ -14,19 +14,16 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
 - tree reuse: the root moves to the child of the reported joint move when the
   tree holds it (else to the state's node, found by its hash, or a new one),
   and MCPS keeps only the window playouts that contain the moves played;
-- pondering: with `ponder` on (the default) the worker thinks whenever the
-  game is on, our turn or not; off, it thinks only from a root change where our
-  role has a choice until the player asks for the move (fair experiments);
-- `best_move` never waits on the worker: it reads the tree when the worker is
-  between batches, else the move the worker published after its last batch;
+- pondering (`ponder`, the default): the worker thinks whenever the game is
+  on; off, only from a root change where our role has a choice until the
+  player asks for the move (fair experiments);
+- `best_move` never waits on the worker (the tree between batches, else the
+  move published after the last batch);
 - `answer_ready` reads a flag the worker sets after each batch (and a root
   change sets): the root is done (terminal, proven), our role has at most one
   move, or every move but one is a proven loss (`root.move_decided`);
 - `stop` interrupts the batch in progress (and, over a shared engine, the
   iteration at its next engine call), so a shutdown waits one batch at most.
-
-Each answered move is logged with the figures the issue asks for (iterations,
-iterations/s, the move's visits and value, tree size, depth).
 """
 
 from __future__ import annotations
@@ -45,16 +42,18 @@ from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
     C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_INTERRUPT, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
-    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
+    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, PROVEN, Arena,
     arena_bytes, new_arena, plan_capacity,
 )
 from .codes_choice import resolve_codes
 from .collect import clear_tree, collect_garbage
-from .figures import move_figures
+from .figures import answer_summary, root_figures
 from .interface import Search
-from .params import P_SOLVER, RULES, SearchParams
+from .params import P_SOLVER, RULES, SearchParams, tree_params
 from .root import best_edge, depth_of_tree, move_decided, played_edge, root_child, root_choice_codes
-from .runners import make_runner
+from .lane_runner import choose_runner
+from .select import role_best_goal
+from .votes import tree_votes
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
@@ -74,6 +73,7 @@ class TreeSearch(Search):
         ponder: bool = True,
         clock_seconds: Optional[float] = None,
         batch_seconds: float = 0.01,
+        batch: Optional[int] = None,
         name: str = "",
     ) -> None:
         self.machine = machine
@@ -86,7 +86,7 @@ class TreeSearch(Search):
         self.batch_seconds = batch_seconds
         self.name = name or f"{params.rule}-role{role_index}"
         self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
-        self._runner = make_runner(machine, self._seed, params.max_rollout)
+        self._runner = choose_runner(machine, self._seed, params, batch)
         if params.codes == "effects" and not self._runner.supports_effects:
             log.info("search %s: effect codes need a propnet; using move codes", self.name)
             params = replace(params, codes="moves")
@@ -100,6 +100,7 @@ class TreeSearch(Search):
         self._published: Optional[Term] = None
         self._decided = False
         self._published_stats: dict = {"rule": self.rule, "iterations": 0}
+        self._published_votes: list = []
         self._batch = 8
         self._stats_at = 0.0
         self._collect_pending = False
@@ -132,7 +133,8 @@ class TreeSearch(Search):
             memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
             amaf_alloc=self.params.amaf_alloc, window=self.params.window,
             max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
-            effects=self.params.codes == "effects", regret=self.params.sim == "rm",
+            effects=self.params.codes == "effects", legal_words=runner.legal_words,
+            regret=self.params.sim == "rm",
         )
         self.capacity = capacity
         self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
@@ -157,6 +159,8 @@ class TreeSearch(Search):
         self.params = replace(self.params, codes=codes)
         self._packed = self.params.pack()
         self._codes_reason = reason
+        if codes != "moves":  # the lanes play move codes: effect codes go one leaf at a time
+            self._runner = choose_runner(self.machine, self._seed, self.params, None)
         log.info("search %s: %s codes: %s (decided in %.3f s)", self.name, codes, reason,
                  time.perf_counter() - began)
 
@@ -180,6 +184,9 @@ class TreeSearch(Search):
             waited = time.perf_counter() - began
             self._resume()
             runner.held = False
+            for each in self._runners():
+                each.forget_inflight(A)  # lanes out belong to the old root
+                each.think_until(None)
             codes = [None] if joint_move is None else [runner.code_of(r, m) for r, m in enumerate(joint_move)]
             if legal_moves is not None:
                 our = len(legal_moves)
@@ -217,6 +224,7 @@ class TreeSearch(Search):
             self._our_choices = our
             self._thinking = self.ponder or our > 1
             self._published = self._best_move_locked()
+            self._published_votes = self._votes_locked()
             self._decided = self._decided_locked()
         took = time.perf_counter() - began
         if took > 0.1:
@@ -234,20 +242,34 @@ class TreeSearch(Search):
                 self._lock.release()
         else:
             move, stats = self._published, dict(self._published_stats)
-        if not self.ponder:
-            self._thinking = False
-        log.info(
-            "search %s: move %s visits=%s value=%s iterations=%s (%.0f/s) nodes=%s depth=%s "
-            "leaf_depth=%s playout=%s proven=%s amaf=%s/%s perm=%s/%s reply=%s/%s disagree=%s/%s/%s",
-            self.name, move, stats.get("move_visits"), stats.get("move_value"), stats.get("iterations"),
-            stats.get("iterations_per_s", 0.0), stats.get("nodes"), stats.get("max_depth"),
-            stats.get("mean_leaf_depth"), stats.get("mean_playout"), stats.get("root_proven"),
-            stats.get("move_amaf_q"), stats.get("move_amaf_n"), stats.get("move_perm_q"), stats.get("move_perm_n"),
-            stats.get("reply_q"), stats.get("reply_n"), stats.get("amaf_disagreement"),
-            stats.get("reply_amaf_disagreement"), stats.get("reply_perm_disagreement"),
-        )
+        self.answered()
+        log.info("search %s: move %s %s", self.name, move, answer_summary(stats))
         return move
 
+    def answered(self) -> None:
+        """The move is taken: without pondering, no thinking until the next root change."""
+        if not self.ponder:
+            self._thinking = False
+
+    def root_votes(self) -> list:
+        """Our role's root edges as `votes.RootVote`s: from the tree between
+        batches, else as published after the last batch (never waits)."""
+        if self._lock.acquire(blocking=False):
+            try:
+                return self._votes_locked()
+            finally:
+                self._lock.release()
+        return list(self._published_votes)
+
+    def best_goal(self) -> int:
+        """The best goal our role can get (what a proven win is worth)."""
+        return 100 if self.arena is None else int(role_best_goal(self.arena, self.role))
+
+    def think_until(self, deadline: Optional[float]) -> None:
+        """The player asks for the move at `deadline` (time.monotonic()): the
+        lanes start no iteration that could not end by then."""
+        for each in self._runners():
+            each.think_until(deadline)
     def answer_ready(self) -> bool:
         """True when more thinking cannot change the move (a flag: never waits)."""
         return self._decided
@@ -336,13 +358,23 @@ class TreeSearch(Search):
             self._think_seconds += elapsed
             self._total_iterations += ran
             self._adapt(ran, elapsed)
-            self._published = self._best_move_locked()
-            self._decided = self._decided_locked()
-            now = time.perf_counter()
-            if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
-                self._published_stats = self._stats_locked()
-                self._stats_at = now
+            self._publish_locked()
         return True
+
+    def _publish_locked(self) -> None:
+        """After a batch: what the player reads without waiting (the move, the
+        root votes, whether the move is decided, now and then the figures)."""
+        self._published = self._best_move_locked()
+        self._published_votes = self._votes_locked()
+        self._decided = self._decided_locked()
+        now = time.perf_counter()
+        if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
+            self._published_stats = self._stats_locked()
+            self._stats_at = now
+
+    def _runners(self) -> list:
+        """Every runner searching this tree (one; `shared_tree.SharedTreeSearch` has one per thread)."""
+        return [self._runner]
 
     def _record_error(self, error: Exception) -> None:
         self._errors += 1
@@ -375,6 +407,8 @@ class TreeSearch(Search):
         A = self.arena
         began = time.perf_counter()
         before = int(A.counters[C_NODES])
+        for each in self._runners():
+            each.forget_inflight(A)
         if root < 0:
             # The arena had no room even for the new root: start afresh.
             clear_tree(A)
@@ -388,6 +422,11 @@ class TreeSearch(Search):
         self._collections += 1
         log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
                  time.perf_counter() - began, kept, before)
+
+    def _votes_locked(self) -> list:
+        if self.arena is None or self._our_choices == 0:
+            return []
+        return tree_votes(self.arena, self.role, self._runner.move_of)
 
     def _decided_locked(self) -> bool:
         """Whether the move to play is settled (see `answer_ready`)."""
@@ -438,22 +477,10 @@ class TreeSearch(Search):
         }
         if self._last_error:
             figures["last_error"] = self._last_error
-        top = []
-        if self._our_choices > 0 and A.node_flags[root] & EXPANDED:
-            lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
-            order = sorted(range(lo, hi), key=lambda e: -int(A.edge_n[e]))
-            for e in order[:5]:
-                n = int(A.edge_n[e])
-                top.append({"move": str(self._runner.move_of(int(A.edge_code[e]))), "visits": n,
-                            "value": round(float(A.edge_w[e]) / n, 3) if n else None})
-            best = int(best_edge(A, self.role))
-            if best >= 0:
-                n = int(A.edge_n[best])
-                figures["move"] = str(self._runner.move_of(int(A.edge_code[best])))
-                figures["move_visits"] = n
-                figures["move_value"] = round(float(A.edge_w[best]) / n, 3) if n else None
-                figures.update(move_figures(A, self.params.rho, self.role, best))
-        figures["top_moves"] = top
+        if self._our_choices > 0:
+            figures.update(root_figures(A, self.role, self.params.rho, self._runner.move_of))
+        else:
+            figures["top_moves"] = []
         return figures
 
 
@@ -469,7 +496,4 @@ def make_tree_search(
     """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
     (text values are converted), `settings` go to `TreeSearch` (ponder,
     memory_cap, clock_seconds, ...)."""
-    params = replace(SearchParams(), rule=rule)
-    if options:
-        params = params.with_options(options)
-    return TreeSearch(machine, role_index, params=params, seed=seed, **settings)
+    return TreeSearch(machine, role_index, params=tree_params(rule, options), seed=seed, **settings)

@@ -26,17 +26,22 @@ from numba.core.registry import CPUDispatcher
 
 from ..engines import make_state_machine
 from ..gdl import ValidatedGame, load_game
-from ..propnet import bench, bits, graph_kernels, lane_kernels, order_kernels, state_kernels
+from ..propnet import (
+    bench, bits, component_groups, component_kernels, graph_kernels, lane_gates, lane_kernels, order_kernels,
+    sparse_plan, state_kernels,
+)
 from ..propnet.jit import dispatchers
 from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
-from . import codes_choice, collect, kernels, mcps, regret, root, select, solver, table, tree
+from . import codes_choice, collect, kernels, lane_search, mcps, regret, root, select, solver, table, tree
 from .params import RULES
+from .registry import PARALLEL, make_search
 from .tree_search import make_tree_search
 
 #: Every module that defines numba kernels: what the warm-up must load.
-KERNEL_MODULES = (bits, state_kernels, lane_kernels, bench, graph_kernels, order_kernels,
-                  table, regret, select, mcps, solver, tree, root, collect, kernels, codes_choice)
+KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
+                  bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, tree, root, collect, kernels,
+                  lane_search, codes_choice)
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +149,22 @@ def _exercise_engine(engine: str, game: ValidatedGame) -> None:
         machine.bench(0.0, max_steps=20)
         for rule in RULES:
             _exercise_search(rule, machine)
+        for parallel in PARALLEL:
+            _exercise_threads(parallel, machine)
+
+
+def _exercise_threads(parallel: str, machine: StateMachine) -> None:
+    """Two threads' search (one tree each, or one shared tree: the kernels a
+    shared tree calls from Python), their workers started and stopped."""
+    search = make_search("mcps", machine, 0, seed=1, threads=2, parallel=parallel, memory_cap=8 << 20,
+                         options={"rho": 2, "amaf_alloc": 1})
+    state = machine.initial_state()
+    search.start(state, tuple(machine.legal_moves(state, 0)))
+    search.think_until(time.monotonic() + 0.05)
+    time.sleep(0.05)
+    search.best_move()
+    search.stats()
+    search.stop()
 
 
 def _exercise_search(rule: str, machine: StateMachine) -> None:

@@ -23,6 +23,12 @@ def reach():
     return PropnetStateMachine(load_game(REACH))
 
 
+@pytest.fixture(scope="module")
+def nogo():
+    """Cyclic components evaluated as a group of parallel ones by the lanes."""
+    return PropnetStateMachine(load_game(GAMES / "nogo_5x5.kif"))
+
+
 def replay_codes(machine, start_words, codes, steps):
     """Play recorded codes with the one-at-a-time kernels; the final work record."""
     net = machine.net
@@ -139,7 +145,7 @@ def test_random_playout_records_codes_that_replay_to_the_same_end(game, request)
         assert (again == goals).all()
 
 
-@pytest.mark.parametrize("game", ["tictactoe", "reach"])
+@pytest.mark.parametrize("game", ["tictactoe", "reach", "nogo"])
 def test_lane_playouts_replay_lane_by_lane(game, request):
     machine = request.getfixturevalue(game)
     net = machine.net

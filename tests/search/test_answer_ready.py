@@ -100,3 +100,19 @@ def _eventually(condition, seconds: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+def test_two_threads_publish_the_proven_win_too(doors, parallel):
+    """Root and tree parallelism keep the interface's promise: a forced answer
+    is known at once from the worker threads, and the move is the forced one."""
+    from ggp_agent.search.registry import make_search
+
+    search = make_search("mcps", doors, 0, seed=1, threads=2, parallel=parallel, memory_cap=16 << 20,
+                         options={"codes": "moves"})  # as above: effect codes leave two traps unproven
+    search.start(doors.initial_state())
+    try:
+        assert _eventually(search.answer_ready)
+        assert str(search.best_move()) == "(open 4)"
+    finally:
+        search.stop()

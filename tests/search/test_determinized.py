@@ -88,7 +88,8 @@ def blind_tictactoe_belief(machine, moves: int, seed: int):
 
 def test_a_forced_root_edge_takes_every_iteration():
     with make_state_machine("propnet", load_game(GAMES / "tictactoe.kif")) as machine:
-        search = make_tree_search("uct", machine, 0, seed=2, memory_cap=8 << 20)
+        # batch=1: the ensemble's trees run one leaf at a time (the lanes know no forced edge)
+        search = make_tree_search("uct", machine, 0, seed=2, memory_cap=8 << 20, batch=1)
         search.prepare(machine.initial_state())
         search.search(20)
         A = search.arena

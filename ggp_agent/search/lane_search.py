@@ -1,0 +1,472 @@
+"""The lane search: search iterations whose engine work all runs on the propnet's 256 lanes.
+
+Each lane carries one iteration. When a lane is free, the tree descends from
+the root (`tree.descend`, the rules of `select.py` untouched) to a leaf:
+
+- the leaf's node has no edges yet: its legal moves were kept when it was
+  created (`Arena.node_legal`), so it is expanded without the engine, and
+  the descent goes on;
+- the descent chose a joint move at node P whose child the tree does not
+  hold: the lane starts from P's state, plays that joint move at its first
+  step (forced), and at the next step the child's state, hashes, legal moves
+  and terminal flag are read from the lane and the child is attached
+  (`tree.attach_child`); the lane then plays a random playout from it;
+- the path ends at a terminal or proven node: backed up at once, no lane;
+- the depth cap: the lane plays out from the node.
+
+When its playout ends the lane's iteration is backed up (`tree.backup`:
+visits, rewards, AMAF tables, the permutation window, the solver) and the
+lane takes the next leaf. So the backups of a batch arrive one by one as
+lanes finish, and every descent sees every result already in.
+
+Distinct leaves: every edge on a lane's path carries a virtual loss (one
+visit with no reward) while the lane is out, and an edge whose child is
+being computed is marked pending (`PENDING` in `edge_child`): a descent
+that chooses it plays out from the node before it instead, so two lanes
+never compute the same child. Virtual losses are taken off when a call ends
+and put back when the next one starts (lanes stay in flight across calls),
+so between calls the tree holds only real results; `forget_inflight` drops
+the lanes in flight (a root change, a collection).
+
+The number of lanes in flight is the batch size: the caller bounds it
+(`LaneRunner`: young trees get few, the end of the thinking time none new).
+Over Prolog nothing of this runs (`runners.MachineRunner`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..propnet.bits import ONE, ZERO, lowest_bit_index
+from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
+from ..propnet.lane_gates import LANES, WORDS, lane_forward
+from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane
+from ..propnet.state_kernels import legal_codes, load_state
+from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
+from .params import P_MAX_ROLLOUT
+from .table import choosers, find_child, set_terminal, words_check
+from .tree import AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done
+
+
+# lane phases
+IDLE = 0
+LOAD_FORCED = 1   # its start state is loaded at the end of this step; it plays the forced joint move next
+LOAD_PLAY = 2     # its start state is loaded at the end of this step; it plays out from it next
+FORCED = 3        # plays the forced joint move this step
+CHILD = 4         # stands on the child: attach it, then play out
+PLAY = 5          # plays a random playout
+
+# counters of a LaneSlots record
+S_INFLIGHT = 0   # lanes out
+S_DONE = 1       # iterations backed up in this call
+S_STEPS = 2      # lane steps, ever
+S_COLLISIONS = 3  # descents that chose an edge whose child another lane computes, ever
+
+
+class LaneSlots(NamedTuple):
+    """One thread's lanes of iterations (besides its propnet `Lanes`)."""
+
+    phase: np.ndarray       # int32[256]
+    length: np.ndarray      # int32[256]: nodes on the lane's path
+    chosen: np.ndarray      # int32[256]: 1 when the path's last node chose a joint move with no child node
+    pending: np.ndarray     # int32[256]: the edge marked PENDING for this lane, or -1
+    new_leaf: np.ndarray    # int32[256]: depth of the node the lane added, or -1
+    path_node: np.ndarray   # int32[256, D + 1]
+    path_edge: np.ndarray   # int32[256, D, R]
+    path_code: np.ndarray   # int32[256, D, R]
+    forced: np.ndarray      # int32[256, R]: the joint move of the first step
+    start: np.ndarray       # uint64[256, n_words]: the state a loading lane starts from
+    rollout: np.ndarray     # int32[256, L, R]: the random playout's codes
+    goals: np.ndarray       # int32[256, R]
+    words: np.ndarray       # uint64[n_words], scratch: a child's state
+    counters: np.ndarray    # int64[4]
+
+
+def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> LaneSlots:
+    r = max(1, n_roles)
+    return LaneSlots(
+        phase=np.zeros(LANES, dtype=np.int32),
+        length=np.zeros(LANES, dtype=np.int32),
+        chosen=np.zeros(LANES, dtype=np.int32),
+        pending=np.full(LANES, -1, dtype=np.int32),
+        new_leaf=np.full(LANES, -1, dtype=np.int32),
+        path_node=np.zeros((LANES, max_depth + 1), dtype=np.int32),
+        path_edge=np.zeros((LANES, max_depth, r), dtype=np.int32),
+        path_code=np.zeros((LANES, max_depth, r), dtype=np.int32),
+        forced=np.zeros((LANES, r), dtype=np.int32),
+        start=np.zeros((LANES, max(1, n_words)), dtype=np.uint64),
+        rollout=np.zeros((LANES, max_rollout, r), dtype=np.int32),
+        goals=np.zeros((LANES, r), dtype=np.int32),
+        words=np.zeros(max(1, n_words), dtype=np.uint64),
+        counters=np.zeros(4, dtype=np.int64),
+    )
+
+
+def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> int:
+    """Bytes `new_slots` allocates (counted against the search's memory)."""
+    r = max(1, n_roles)
+    return LANES * (4 * 5 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * max(1, n_words)
+                    + 4 * max_rollout * r + 4 * r)
+
+
+@kernel
+def take_tree(A):
+    """Wait for the tree and take it (threads sharing one tree: a spin lock on
+    A.counters[C_LOCK]; the holders keep it for one step's tree work)."""
+    while atomic_swap_if(A.counters, C_LOCK, 0, 1) != 0:
+        pass
+
+
+@kernel
+def free_tree(A):
+    atomic_write(A.counters, C_LOCK, 0)
+
+
+@kernel
+def _virtual_loss(A, S, lane, sign):
+    """Add (sign 1) or take off (-1) a visit with no reward on every edge the
+    lane's iteration will back up."""
+    steps = S.length[lane] - 1 + S.chosen[lane]
+    roles = A.node_edges.shape[1] - 1
+    for k in range(steps):
+        for r in range(roles):
+            A.edge_n[S.path_edge[lane, k, r]] += sign
+
+
+@kernel
+def _to_arena(A, S, lane):
+    """The lane's path into the arena's path (what attach_child and backup read)."""
+    length = S.length[lane]
+    roles = A.node_edges.shape[1] - 1
+    for k in range(length):
+        A.path_node[k] = S.path_node[lane, k]
+    for k in range(length - 1 + S.chosen[lane]):
+        for r in range(roles):
+            A.path_edge[k, r] = S.path_edge[lane, k, r]
+            A.path_code[k, r] = S.path_code[lane, k, r]
+    A.counters[C_PATH] = length
+
+
+@kernel
+def _from_arena(A, S, lane, chosen):
+    """The arena's path (a descent just made) into the lane's."""
+    length = A.counters[C_PATH]
+    roles = A.node_edges.shape[1] - 1
+    for k in range(length):
+        S.path_node[lane, k] = A.path_node[k]
+    for k in range(length - 1 + chosen):
+        for r in range(roles):
+            S.path_edge[lane, k, r] = A.path_edge[k, r]
+            S.path_code[lane, k, r] = A.path_code[k, r]
+    S.length[lane] = length
+    S.chosen[lane] = chosen
+    S.new_leaf[lane] = -1
+    S.pending[lane] = -1
+
+
+@kernel
+def _expand_known(A, net, work, node):
+    """Expand `node` from its kept legal moves (or, for a node the lane search
+    did not create, from the engine). Returns `tree.expand`'s result."""
+    total = 0
+    if (A.node_flags[node] & LEGAL) != 0:
+        for r in range(net.n_roles):
+            n = 0
+            for c in range(net.role_lo[r], net.role_lo[r + 1]):
+                if (A.node_legal[node, c >> 6] >> np.uint64(c & 63)) & ONE:
+                    A.legal[total + n] = c
+                    n += 1
+            A.legal_count[r] = n
+            total += n
+    else:
+        load_state(net, work, A.node_words[node])
+        for r in range(net.n_roles):
+            n = legal_codes(net, work, r, A.legal[total:])
+            A.legal_count[r] = n
+            total += n
+    return expand(A, node)
+
+
+@kernel
+def _finish(A, P, S, lane, n_rollout):
+    """Back the lane's iteration up (goals in S.goals[lane]); the lane is free."""
+    _virtual_loss(A, S, lane, -1)
+    _to_arena(A, S, lane)
+    roles = A.node_edges.shape[1] - 1
+    for t in range(n_rollout):
+        for r in range(roles):
+            A.rollout[t, r] = S.rollout[lane, t, r]
+    for r in range(roles):
+        A.goals[r] = S.goals[lane, r]
+    backup(A, P, n_rollout, S.chosen[lane], S.new_leaf[lane])
+    S.phase[lane] = IDLE
+    S.counters[S_INFLIGHT] -= 1
+    S.counters[S_DONE] += 1
+
+
+@kernel
+def _start(A, P, net, work, S, lane, rng):
+    """Descend to a new leaf for the free lane. Returns True when the lane got
+    work, False when the descent ended at a terminal or proven node (backed up
+    at once: an iteration with no lane)."""
+    begin_iteration(A)
+    while True:
+        status = descend(A, P, rng)
+        depth = A.counters[C_PATH] - 1
+        node = A.path_node[depth]
+        if status == AT_END:
+            for r in range(net.n_roles):
+                A.goals[r] = A.node_goals[node, r]
+            backup(A, P, 0, 0, -1)
+            S.counters[S_DONE] += 1
+            return False
+        if status == NEED_EXPAND:
+            if _expand_known(A, net, work, node) == 1:
+                continue
+            _from_arena(A, S, lane, 0)
+            S.phase[lane] = LOAD_PLAY
+            break
+        if status == AT_CAP:
+            _from_arena(A, S, lane, 0)
+            S.phase[lane] = LOAD_PLAY
+            break
+        # NEED_CHILD: compute the child on the lane, unless another lane is at it
+        if find_child(A, node, depth) == PENDING:
+            S.counters[S_COLLISIONS] += 1
+            _from_arena(A, S, lane, 0)
+            S.phase[lane] = LOAD_PLAY
+            break
+        _from_arena(A, S, lane, 1)
+        for r in range(net.n_roles):
+            S.forced[lane, r] = A.path_move[depth, r]
+        many, key_role = choosers(A, node)
+        if many <= 1:
+            e = A.path_edge[depth, key_role]
+            A.edge_child[e] = PENDING
+            S.pending[lane] = e
+        S.phase[lane] = LOAD_FORCED
+        break
+    last = A.path_node[A.counters[C_PATH] - 1]
+    for w in range(A.node_words.shape[1]):
+        S.start[lane, w] = A.node_words[last, w]
+    _virtual_loss(A, S, lane, 1)
+    S.counters[S_INFLIGHT] += 1
+    return True
+
+
+@kernel
+def _lane_words(net, value, lane, words):
+    """One lane's state as state words."""
+    k = lane >> 6
+    shift = np.uint64(lane & 63)
+    for w in range(words.shape[0]):
+        words[w] = ZERO
+    for i in range(net.n_fluents):
+        if (value[1 + i, k] >> shift) & ONE:
+            words[i >> 6] |= ONE << np.uint64(i & 63)
+
+
+@kernel
+def _zobrist(net, words):
+    h = ZERO
+    for w in range(words.shape[0]):
+        x = words[w]
+        while x != ZERO:
+            b = lowest_bit_index(x)
+            x &= x - ONE
+            h ^= net.zobrist[w * 64 + b]
+    return h
+
+
+@kernel
+def _attach(A, net, lanes, S, lane, terminal):
+    """The lane stands on the child of its forced joint move: find or add its
+    node, keep its legal moves; True when the child is terminal (the lane's
+    iteration ends there)."""
+    value = lanes.value
+    words = S.words
+    _lane_words(net, value, lane, words)
+    _to_arena(A, S, lane)
+    e = S.pending[lane]
+    if e >= 0 and A.edge_child[e] == PENDING:
+        A.edge_child[e] = -1
+    S.pending[lane] = -1
+    child, is_new = attach_child(A, _zobrist(net, words), words_check(words), words)
+    if child < 0:
+        return terminal  # no room: the iteration backs up the chosen edge without a node
+    length = S.length[lane]
+    S.path_node[lane, length] = child
+    S.length[lane] = length + 1
+    S.chosen[lane] = 0
+    if is_new:
+        S.new_leaf[lane] = length
+        k = lane >> 6
+        shift = np.uint64(lane & 63)
+        masks = net.masks
+        for w in range(A.node_legal.shape[1]):
+            A.node_legal[child, w] = ZERO
+        if not terminal and A.node_legal.shape[1] * 64 >= net.n_codes:
+            for c in range(net.n_codes):
+                lit = net.legal_lit[c]
+                if ((value[lit >> 1, k] ^ masks[lit & 1]) >> shift) & ONE:
+                    A.node_legal[child, c >> 6] |= ONE << np.uint64(c & 63)
+            A.node_flags[child] |= LEGAL
+        if terminal:
+            lane_goals(net, value, lane, A.goals)
+            set_terminal(A, child, A.goals)
+    return terminal
+
+
+@kernel
+def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
+    """Run iterations on the lanes until `budget` of them have been backed up
+    (or another thread sets A.counters[C_INTERRUPT], or the root is done and
+    the lanes drained), with at most `inflight` lanes out at once (0: start
+    none, only finish those out). Returns the iterations backed up. Lanes
+    still out stay out for the next call (see the module docstring).
+
+    `shared` (1): other threads search the same tree with their own lanes;
+    every touch of the tree (descents, attaches, backups, virtual losses) is
+    then made holding it (`take_tree`), and the lane steps run in parallel."""
+    value = lanes.value
+    masks = net.masks
+    terminal_lit = net.terminal_lit
+    limit = min(int(P[P_MAX_ROLLOUT]), S.rollout.shape[1])
+    base = 1 + net.n_fluents
+    movers = lanes.movers
+    steps = lanes.steps
+    if shared:
+        take_tree(A)
+    for lane in range(LANES):
+        if S.phase[lane] != IDLE:
+            _virtual_loss(A, S, lane, 1)
+    if shared:
+        free_tree(A)
+    S.counters[S_DONE] = 0
+    while S.counters[S_DONE] < budget and atomic_read(A.counters, C_INTERRUPT) == 0:
+        S.counters[S_STEPS] += 1
+        lane_forward(net, lanes, net.first_gate, net.split)
+        if shared:
+            take_tree(A)
+        # lanes on a new child attach it; playouts that ended are backed up
+        for lane in range(LANES):
+            phase = S.phase[lane]
+            if phase != CHILD and phase != PLAY:
+                continue
+            k = lane >> 6
+            bit = ONE << np.uint64(lane & 63)
+            over = ((value[terminal_lit >> 1, k] ^ masks[terminal_lit & 1]) & bit) != ZERO
+            if phase == CHILD:
+                steps[lane] = 0
+                S.phase[lane] = PLAY
+                over = _attach(A, net, lanes, S, lane, over)
+            if over or steps[lane] >= limit:
+                lane_goals(net, value, lane, S.goals[lane])
+                _finish(A, P, S, lane, steps[lane])
+        # free lanes take new leaves
+        if inflight > 0 and not root_done(A, P):
+            lane = 0
+            while (lane < LANES and S.counters[S_INFLIGHT] < inflight
+                   and S.counters[S_DONE] < budget and not root_done(A, P)):
+                if S.phase[lane] != IDLE:
+                    lane += 1
+                    continue
+                _start(A, P, net, work, S, lane, rng)
+                if S.phase[lane] == IDLE:
+                    continue  # backed up at once: descend again for this lane
+                lane += 1
+        if shared:
+            free_tree(A)
+        if S.counters[S_INFLIGHT] == 0:
+            break
+        # moves: random in playing lanes, the forced joint move in the others
+        for k in range(WORDS):
+            movers[k] = ZERO
+        for lane in range(LANES):
+            if S.phase[lane] == PLAY:
+                movers[lane >> 6] |= ONE << np.uint64(lane & 63)
+        clear_inputs(net, lanes)
+        choose_moves(net, lanes, rng, movers)
+        for k in range(WORDS):
+            w = movers[k]
+            while w != ZERO:
+                b = lowest_bit_index(w)
+                w &= w - ONE
+                lane = k * 64 + b
+                bit = ONE << np.uint64(b)
+                stuck = False
+                for r in range(net.n_roles):
+                    if lanes.role_stuck[r, k] & bit:
+                        stuck = True
+                    c = lanes.role_choice[r, lane]
+                    S.rollout[lane, steps[lane], r] = -1 - c if lanes.role_forced[r, k] & bit else c
+                if stuck:  # no legal move in a non-terminal state: a broken game
+                    movers[k] &= ~bit
+                    lane_goals(net, value, lane, S.goals[lane])
+                    if shared:
+                        take_tree(A)
+                    A.counters[C_BROKEN] += 1
+                    _finish(A, P, S, lane, steps[lane])
+                    if shared:
+                        free_tree(A)
+        for lane in range(LANES):
+            if S.phase[lane] == FORCED:
+                k = lane >> 6
+                bit = ONE << np.uint64(lane & 63)
+                movers[k] |= bit
+                for r in range(net.n_roles):
+                    value[base + S.forced[lane, r], k] |= bit
+        advance_lanes(net, lanes, movers)
+        for lane in range(LANES):
+            phase = S.phase[lane]
+            if phase == PLAY:
+                steps[lane] += 1
+            elif phase == FORCED:
+                S.phase[lane] = CHILD
+            elif phase == LOAD_FORCED or phase == LOAD_PLAY:
+                load_lane(net, value, lane, S.start[lane])
+                steps[lane] = 0
+                S.phase[lane] = FORCED if phase == LOAD_FORCED else PLAY
+    if shared:
+        take_tree(A)
+    for lane in range(LANES):
+        if S.phase[lane] != IDLE:
+            _virtual_loss(A, S, lane, -1)
+    if shared:
+        free_tree(A)
+    return S.counters[S_DONE]
+
+
+@kernel
+def forget_inflight(A, S):
+    """Drop the lanes out (their iterations are lost): before the root moves or
+    the tree is collected. Called between `lane_search` calls (no virtual loss
+    is on the tree then)."""
+    for lane in range(LANES):
+        if S.phase[lane] != IDLE:
+            e = S.pending[lane]
+            if e >= 0 and e < A.edge_child.shape[0] and A.edge_child[e] == PENDING:
+                A.edge_child[e] = -1
+            S.pending[lane] = -1
+            S.phase[lane] = IDLE
+    S.counters[S_INFLIGHT] = 0
+
+
+@kernel
+def keep_legal(A, net, work, node):
+    """Keep the legal moves of `node`, whose state `work` holds (a root made
+    by the one-state kernels), so that the lane search expands it without
+    the engine."""
+    if A.node_legal.shape[1] * 64 < net.n_codes:
+        return
+    for w in range(A.node_legal.shape[1]):
+        A.node_legal[node, w] = ZERO
+    buffer = A.legal
+    for r in range(net.n_roles):
+        n = legal_codes(net, work, r, buffer)
+        for i in range(n):
+            c = buffer[i]
+            A.node_legal[node, c >> 6] |= ONE << np.uint64(c & 63)
+    A.node_flags[node] |= LEGAL

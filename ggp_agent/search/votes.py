@@ -1,0 +1,82 @@
+"""A tree's root statistics for our role (`RootVote`), and the move several trees agree on.
+
+What root parallelism (`parallel.RootParallelSearch`) merges: a move proven
+to win in any tree (proofs are exact, whichever tree found them), else the
+move with the most visits summed over the trees among those no tree proved
+lost, unless a proven result is worth more than that move's mean reward (the
+single tree's rule, `root.best_edge`, over the sums).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+from ..gdl.terms import Term
+from .arena import C_ROOT, EXPANDED, PROVEN, Arena
+from .table import choosers
+
+
+@dataclass(frozen=True)
+class RootVote:
+    """One root edge of our role in one tree: its move, visits, reward sum (in
+    [0, visits]) and proven goal (-1 when not proven)."""
+
+    move: Term
+    visits: int
+    reward: float
+    proven: int
+
+
+def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional[Term]:
+    """The move to play from several trees' root votes (see the module docstring).
+
+    >>> a, b = RootVote("a", 10, 6.0, -1), RootVote("b", 8, 6.0, -1)
+    >>> merge_votes([[a, b], [RootVote("a", 1, 0.0, -1), RootVote("b", 9, 7.0, -1)]], 100)
+    'b'
+    >>> merge_votes([[a, b], [RootVote("a", 0, 0.0, 0), RootVote("b", 0, 0.0, 100)]], 100)
+    'b'
+    """
+    visits: dict = {}
+    reward: dict = {}
+    proven: dict = {}
+    for votes in trees:
+        for vote in votes:
+            visits[vote.move] = visits.get(vote.move, 0) + vote.visits
+            reward[vote.move] = reward.get(vote.move, 0.0) + vote.reward
+            if vote.proven >= 0:
+                proven[vote.move] = vote.proven
+    if not visits:
+        return None
+    wins = [move for move, goal in proven.items() if goal >= best_goal]
+    if wins:
+        return max(wins, key=lambda move: visits[move])
+    open_moves = [move for move in visits if proven.get(move, 1) > 0] or list(visits)
+    best = max(open_moves, key=lambda move: visits[move])
+    known = [move for move in proven if proven[move] > 0]
+    if known and visits[best] > 0:
+        surest = max(known, key=lambda move: proven[move])
+        if proven[surest] > 100.0 * reward[best] / visits[best]:
+            return surest
+    return best
+
+
+
+
+def tree_votes(A: Arena, role: int, move_of: Callable[[int], Term]) -> list:
+    """Our role's root edges in one tree as `RootVote`s (a proof counts only
+    where our role alone chooses: the edges then lead to children)."""
+    root = int(A.counters[C_ROOT])
+    if not A.node_flags[root] & EXPANDED:
+        return []
+    lo, hi = int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])
+    many, key_role = choosers(A, root)
+    solver = int(many) == 1 and int(key_role) == role
+    votes = []
+    for e in range(lo, hi):
+        child = int(A.edge_child[e])
+        proven = -1
+        if solver and child >= 0 and A.node_flags[child] & PROVEN:
+            proven = int(A.node_goals[child, role])
+        votes.append(RootVote(move_of(int(A.edge_code[e])), int(A.edge_n[e]), float(A.edge_w[e]), proven))
+    return votes

@@ -1,0 +1,208 @@
+"""The search on the lanes (batched leaves) and on several threads (root and tree parallelism)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from ggp_agent.engines import make_state_machine
+from ggp_agent.gdl import load_game
+from ggp_agent.search.arena import C_ROOT, EXPANDED, LEGAL
+from ggp_agent.search.lane_runner import LaneRunner
+from ggp_agent.search.arena import PENDING
+from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, S_INFLIGHT, lane_search
+from ggp_agent.search.parallel import RootParallelSearch
+from ggp_agent.search.registry import make_search
+from ggp_agent.search.runners import MachineRunner, PropnetRunner
+from ggp_agent.search.shared_tree import SharedTreeSearch
+from ggp_agent.search.tree_search import TreeSearch, make_tree_search
+
+from ..helpers import GAMES
+
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
+
+@pytest.fixture(scope="module")
+def nogo():
+    machine = make_state_machine("propnet", load_game(GAMES / "nogo_5x5.kif"))
+    yield machine
+    machine.close()
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    machine = make_state_machine("propnet", load_game(GAMES / "tictactoe.kif"))
+    yield machine
+    machine.close()
+
+
+def _grown(machine, iterations=400, seed=1):
+    search = make_tree_search("mcps", machine, 0, seed=seed, memory_cap=32 << 20)
+    search.prepare(machine.initial_state())
+    search.search(iterations)
+    return search
+
+
+def test_the_runner_is_chosen_by_engine_batch_and_codes(nogo, tictactoe):
+    """Lanes for a propnet with move codes; one leaf at a time with batch=1 (the
+    search before the lanes) or effect codes (a look-ahead per move)."""
+    assert isinstance(make_tree_search("mcps", nogo, 0)._runner, LaneRunner)
+    assert type(make_tree_search("mcps", nogo, 0, batch=1)._runner) is PropnetRunner
+    assert type(make_tree_search("mcps", nogo, 0, options={"codes": "effects"})._runner) is PropnetRunner
+    prolog = make_state_machine("prolog", load_game(GAMES / "tictactoe.kif"))
+    try:
+        assert isinstance(make_tree_search("mcps", prolog, 0)._runner, MachineRunner)
+    finally:
+        prolog.close()
+
+
+
+def test_auto_codes_keep_the_lanes_only_when_they_become_move_codes(nogo):
+    """codes=auto is decided at the start: move codes keep the lanes, effect
+    codes (connect four) go one leaf at a time."""
+    search = make_tree_search("mcps", nogo, 0, seed=1)
+    search.prepare(nogo.initial_state())
+    assert search.params.codes == "moves" and isinstance(search._runner, LaneRunner)
+    connect_four = make_state_machine("propnet", load_game(GAMES / "connectfour.kif"))
+    try:
+        search = make_tree_search("mcps", connect_four, 0, seed=1)
+        search.prepare(connect_four.initial_state())
+        assert search.params.codes == "effects" and type(search._runner) is PropnetRunner
+        assert search.search(50) == 50
+    finally:
+        connect_four.close()
+
+def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
+    """Lanes stay out across calls, but their virtual losses do not: between
+    calls every edge's visits are real backups, so at every expanded node the
+    chooser's edge visits add up to at most the node's visits; the leaves out
+    were chosen apart (no two lanes compute the same child) and their edges
+    are pending; forget_inflight drops them and clears the marks."""
+    search = _grown(nogo)
+    A, runner = search.arena, search._runner
+    done = lane_search(A, search._packed, runner.net, runner.lanes, runner.slots, runner.work, runner.rng,
+                       300, 128, 0)
+    assert done >= 300
+    slots = runner.slots
+    assert 0 < slots.counters[S_INFLIGHT] <= 128
+    pending = [int(e) for lane, e in enumerate(slots.pending)
+               if slots.phase[lane] in (LOAD_FORCED, FORCED) and e >= 0]
+    assert len(pending) == len(set(pending))
+    assert all(A.edge_child[e] == PENDING for e in pending)
+    nodes = np.flatnonzero(A.node_flags[: int(search.stats()["nodes"])] & EXPANDED)
+    for node in nodes[:500]:
+        for role in range(A.node_edges.shape[1] - 1):
+            lo, hi = A.node_edges[node, role], A.node_edges[node, role + 1]
+            if hi - lo > 1:
+                assert A.edge_n[lo:hi].sum() <= A.node_visits[node]
+    runner.forget_inflight(A)
+    assert slots.counters[S_INFLIGHT] == 0 and (slots.phase == IDLE).all()
+    assert not (A.edge_child[: A.edge_child.shape[0]] == PENDING).any()
+
+
+def test_nodes_made_on_the_lanes_keep_their_legal_moves(nogo):
+    """A node the lanes attach keeps its legal moves, and expanding it from them
+    gives the edges the engine would."""
+    search = _grown(nogo, iterations=600)
+    A = search.arena
+    count = int(search.stats()["nodes"])
+    flags = A.node_flags[:count]
+    kept = np.flatnonzero(((flags & LEGAL) != 0) & ((flags & EXPANDED) != 0))
+    assert len(kept) > 10
+    net = nogo.net
+    for node in kept[:50]:
+        state = nogo.state_from_words(A.node_words[node])
+        for role in range(net.n_roles):
+            codes = [int(A.edge_code[e]) for e in range(A.node_edges[node, role], A.node_edges[node, role + 1])]
+            assert sorted(codes) == sorted(nogo.legal_codes(state, role))
+
+
+def test_the_batch_grows_with_the_tree(nogo):
+    """A fresh tree starts one leaf at a time; the lanes take over as it grows."""
+    search = make_tree_search("mcps", nogo, 0, seed=3, memory_cap=32 << 20)
+    search.prepare(nogo.initial_state())
+    runner = search._runner
+    search.search(4)
+    assert runner.slots.counters[2] == 0  # no lane step yet: the single-leaf kernel ran
+    search.search(2000)
+    assert runner.slots.counters[2] > 0
+    assert int(search.arena.node_visits[int(search.arena.counters[C_ROOT])]) >= 2000
+
+
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+def test_two_threads_find_the_winning_move(tictactoe, parallel):
+    """Both kinds of two-thread search, workers running, find a tic-tac-toe win
+    in one (x to move with two in a row)."""
+    machine = tictactoe
+    state = machine.initial_state()
+    moves = ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]
+    from ggp_agent.gdl import parse_term
+
+    for index, text in enumerate(moves):
+        mover = index % 2
+        joint = [parse_term(text) if r == mover else parse_term("noop") for r in range(2)]
+        state = machine.next_state(state, joint)
+    search = make_search("mcps", machine, 0, seed=5, threads=2, parallel=parallel, memory_cap=16 << 20)
+    assert isinstance(search, RootParallelSearch if parallel == "root" else SharedTreeSearch)
+    search.start(state, tuple(machine.legal_moves(state, 0)))
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and search.best_move() is None:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert str(search.best_move()) == "(mark 1 3)"
+        assert search.stats()["threads"] == 2
+    finally:
+        search.stop()
+
+
+def test_threads_default_to_one_and_prolog_gets_one(tictactoe):
+    assert isinstance(make_search("mcps", tictactoe, 0, seed=1), TreeSearch)
+    assert isinstance(make_search("mcps", tictactoe, 0, seed=1, threads=2), RootParallelSearch)
+    prolog = make_state_machine("prolog", load_game(GAMES / "tictactoe.kif"))
+    try:
+        assert isinstance(make_search("mcps", prolog, 0, threads=4), TreeSearch)
+    finally:
+        prolog.close()
+
+
+def test_a_pending_edge_is_left_alone_while_another_remains(tictactoe):
+    """The selection rule leaves an edge whose child a lane computes while the
+    chooser has another edge (the batch's leaves stay apart), and takes it only
+    when every edge is pending."""
+    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.search.select import choose_edge
+
+    search = _grown(tictactoe, iterations=300)
+    search._runner.forget_inflight(search.arena)
+    A, P = search.arena, search._packed
+    root = int(A.counters[C_ROOT])
+    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    saved = A.edge_child[lo:hi].copy()
+    try:
+        A.edge_child[lo:hi - 1] = PENDING
+        rng = new_rng(3)
+        assert {int(choose_edge(A, P, root, 0, root, -1, rng, True)) for _ in range(20)} == {hi - 1}
+        A.edge_child[lo:hi] = PENDING
+        assert lo <= int(choose_edge(A, P, root, 0, root, -1, rng, True)) < hi
+    finally:
+        A.edge_child[lo:hi] = saved
+
+
+def test_without_pondering_every_tree_stops_when_the_move_is_taken(nogo):
+    """ponder=0 with two threads: after best_move no tree thinks until the next
+    root change (equal-time experiments depend on it)."""
+    search = make_search("mcps", nogo, 0, seed=2, threads=2, ponder=False, memory_cap=32 << 20)
+    state = nogo.initial_state()
+    search.start(state, tuple(nogo.legal_moves(state, 0)))
+    try:
+        time.sleep(0.5)
+        assert search.best_move() is not None
+        time.sleep(0.2)  # batches in progress end
+        before = search.stats()["total_iterations"]
+        time.sleep(0.5)
+        assert search.stats()["total_iterations"] == before
+    finally:
+        search.stop()

@@ -153,9 +153,12 @@ def test_ggp_agent_check_accepts_the_game(name, capsys):
 
 def _base_input_params():
     big = {"nogo_9x9", "atarigo_9x9", "nogo_7x7", "atarigo_7x7", "hex_9x9", "wargame_7x7",
-           "breakthrough_8x8", "go_7x7", "go_9x9", "wargame_9x9"}
+           "breakthrough_8x8", "go_7x7", "wargame_9x9"}
+    # Go 9x9 is left out: its base and input come from the same generator as
+    # go_5x5's and go_7x7's, checked here, and its grounding alone took a
+    # minute of CI (tests/games/test_go.py plays it against a reference Go).
     return [pytest.param(name, marks=pytest.mark.slow) if name in big else name
-            for name in ALL_GAMES]
+            for name in ALL_GAMES if name != "go_9x9"]
 
 
 @pytest.mark.parametrize("name", _base_input_params())
@@ -170,7 +173,7 @@ def test_states_stay_within_base_and_moves_within_input(name, caplog):
     game = PrologStateMachine.from_file(GAMES_DIR / f"{name}.kif")
     rng = random.Random(name)
     caplog.set_level("WARNING")
-    for _ in range(1 if name == "go_9x9" else 3):  # a Go 9x9 match is ~300 Prolog steps
+    for _ in range(3):
         state = game.initial_state()
         while True:
             assert state <= size.base, sorted(map(str, state - size.base))

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ..engines import ENGINES
 from ..player.config import PLAYER_KINDS
-from ..search.params import SEARCH_RULES, checked_option, parse_flag
+from ..search.params import SEARCH_RULES, checked_option
+from ..search.settings import parse_flag
 from .errors import CommandError
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,10 @@ ED-MCTS (Section 3 of their paper):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Mapping, Sequence
+
+from .settings import with_options
 
 #: Final-move rules.
 AGGREGATIONS = ("visits", "score", "voting", "borda")
@@ -71,21 +73,7 @@ class EnsembleParams:
 
     def with_options(self, options: Mapping[str, object]) -> "EnsembleParams":
         """A copy with `options` (names of fields, values as text or numbers) applied."""
-        known = {f.name for f in fields(self)}
-        changes: dict = {}
-        for key, value in options.items():
-            if key not in known:
-                raise ValueError(f"unknown ensemble setting {key!r} (known: {', '.join(sorted(known))})")
-            current = getattr(self, key)
-            if isinstance(current, bool):
-                changes[key] = value if isinstance(value, bool) else _flag(str(value))
-            elif isinstance(current, int):
-                changes[key] = int(value)
-            elif isinstance(current, float):
-                changes[key] = float(value)
-            else:
-                changes[key] = str(value)
-        return replace(self, **changes)
+        return with_options(self, options, "ensemble")
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -93,15 +81,6 @@ class EnsembleParams:
 
 #: The settings a player may give by name.
 ENSEMBLE_CONSTANTS = tuple(f.name for f in fields(EnsembleParams))
-
-
-def _flag(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{text!r} is not on or off")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Mapping, Optional
 import numpy as np
 
 from .ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
+from .settings import with_options
 
 RULE_UCT = 0
 RULE_GRAVE = 1
@@ -174,21 +175,7 @@ class SearchParams:
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":
         """A copy with `options` (names of fields, values as text or numbers) applied."""
-        known = {f.name: f.type for f in fields(self)}
-        changes: dict = {}
-        for key, value in options.items():
-            if key not in known:
-                raise ValueError(f"unknown search setting {key!r} (known: {', '.join(known)})")
-            current = getattr(self, key)
-            if isinstance(current, bool):
-                changes[key] = value if isinstance(value, bool) else parse_flag(str(value))
-            elif isinstance(current, int):
-                changes[key] = int(value)
-            elif isinstance(current, float):
-                changes[key] = float(value)
-            else:
-                changes[key] = str(value)
-        return replace(self, **changes)
+        return with_options(self, options, "search")
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -217,24 +204,6 @@ def split_options(options: Mapping[str, object]) -> tuple[dict, dict]:
     """A player's search options as (the tree rule's, the ensemble's)."""
     tree = {key: value for key, value in options.items() if key not in ENSEMBLE_CONSTANTS}
     return tree, {key: value for key, value in options.items() if key in ENSEMBLE_CONSTANTS}
-
-
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
-
-
-def parse_flag(text: str) -> bool:
-    """An on/off setting written as text (a player spec, an environment variable).
-
-    >>> parse_flag("yes"), parse_flag("0")
-    (True, False)
-    """
-    lowered = text.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ValueError(f"{text!r} is not on or off (use one of {', '.join(_TRUE + _FALSE)})")
 
 
 def tree_params(rule: str, options: Optional[Mapping[str, object]] = None) -> SearchParams:

@@ -33,8 +33,8 @@ from typing import Optional
 
 from ..reasoner.prolog_thread import urgent_calls
 from ..search.belief import BeliefUpdate, belief_budget
-from .match import Match, TurnLog, UnsentReply
-from .play import MatchError, StartFailedError, TurnTaker, answer_known, quietly, wait_until
+from .match import Match
+from .play import MatchError, TurnTaker, quietly
 from .protocol import PerceptPlay, PerceptStop
 
 log = logging.getLogger(__name__)
@@ -48,20 +48,9 @@ class HiddenTurnTaker(TurnTaker):
 
     async def play_percepts(self, match: Match, message: PerceptPlay, received: float) -> str:
         """The reply to a PerceptPlay (the match's lock held by the caller)."""
-        start = match.start
-        hard_limit = received + start.play_clock
-        clock_deadline = hard_limit - self.margins.margin(start.play_clock)
-        deadline = clock_deadline
-        if self.config.think_time is not None:
-            deadline = min(deadline, received + self.config.think_time)
-        await wait_until(hard_limit, self.is_stopping, match.ready)
-        if not match.ready.done():
-            log.error("PLAY match=%s: the game is still compiling %s", match.match_id,
-                      "and the player is stopping" if self.stopping else "at the play clock")
+        hard_limit, clock_deadline, deadline = self.clocks(match, received)
+        if not await self.game_ready(match, hard_limit):
             return "nil"
-        if match.ready.cancelled() or match.ready.exception() is not None:
-            failure = "its compile was cancelled" if match.ready.cancelled() else match.ready.exception()
-            raise StartFailedError(f"match {match.match_id} could not start: {failure}") from None
         if match.belief is None:
             raise MatchError(f"match {match.match_id} plays a GDL game: expected (play ID MOVES), "
                              "got the GDL-II form (play ID TURN LASTMOVE PERCEPTS)")
@@ -85,25 +74,7 @@ class HiddenTurnTaker(TurnTaker):
                     log.error("PLAY match=%s: the search did not take the new belief (%s)", match.match_id, error)
         if self.config.think_time is not None:  # the search's time starts once the belief is updated
             deadline = min(clock_deadline, time.monotonic() + self.config.think_time)
-        planned = None
-        early = None
-        if len(following.legal_now) > 1 and link.current and link.search.thinks:
-            search = link.search
-            await wait_until(deadline, lambda: self.stopping or answer_known(search))
-            planned = min(deadline, time.monotonic())
-            if planned < deadline:
-                early = "stopping" if self.stopping else "answer known"
-        move, source, stats = await self._choose(match, hard_limit)
-        if early is not None:
-            stats = {**stats, "early": early}
-        reply_at = time.monotonic()
-        turn = TurnLog(message.turn, str(move), source, reply_at - received, hard_limit - reply_at, stats)
-        match.history.turns.append(turn)
-        match.unsent = UnsentReply(turn, planned, hard_limit)
-        log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s%s",
-                 match.match_id, match.role_text, turn.turn, turn.move, source.value, turn.time_used,
-                 turn.margin_left, stats.get("playouts", "-"), f" early={early}" if early else "")
-        return "nil" if move is None else str(move)
+        return await self.think_and_answer(match, message.turn, received, deadline, hard_limit)
 
     async def _update(self, match: Match, steps: list, soft: float, hard: float,
                       final: bool) -> Optional[list[BeliefUpdate]]:

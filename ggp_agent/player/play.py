@@ -99,24 +99,9 @@ class TurnTaker:
 
     async def play(self, match: Match, message: Play, received: float) -> str:
         """The reply to a PLAY (the match's lock held by the caller)."""
-        start = match.start
-        hard_limit = received + start.play_clock
-        # `deadline` ends the thinking; `clock_deadline` is the last moment a
-        # reply is safe. Following the match (our engine's next state, the
-        # search's root change) may use all of the clock: a short think time
-        # must not turn a slow state update into a stale, illegal reply.
-        clock_deadline = hard_limit - self.margins.margin(start.play_clock)
-        deadline = clock_deadline
-        if self.config.think_time is not None:
-            deadline = min(deadline, received + self.config.think_time)
-        await wait_until(hard_limit, self.is_stopping, match.ready)
-        if not match.ready.done():
-            log.error("PLAY match=%s: the game is still compiling %s", match.match_id,
-                      "and the player is stopping" if self.stopping else "at the play clock")
+        hard_limit, clock_deadline, deadline = self.clocks(match, received)
+        if not await self.game_ready(match, hard_limit):
             return "nil"
-        if match.ready.cancelled() or match.ready.exception() is not None:
-            failure = "its compile was cancelled" if match.ready.cancelled() else match.ready.exception()
-            raise StartFailedError(f"match {match.match_id} could not start: {failure}") from None
         following = match.following
         link = match.link
         if message.moves is not None:
@@ -137,12 +122,50 @@ class TurnTaker:
                 link.current = await advancing
             else:  # our only move needs no search: reply now, the root moves meanwhile
                 link.advancing = advancing
+        return await self.think_and_answer(match, len(match.history.joint_moves), received, deadline, hard_limit)
+
+    def clocks(self, match: Match, received: float) -> tuple[float, float, float]:
+        """(hard limit, clock deadline, deadline) of a PLAY received at `received`.
+
+        `deadline` ends the thinking; `clock_deadline` is the last moment a
+        reply is safe. Following the match (our engine's next state, the
+        search's root change, a GDL-II belief) may use all of the clock: a
+        short think time must not turn a slow state update into a stale,
+        illegal reply.
+        """
+        play_clock = match.start.play_clock
+        hard_limit = received + play_clock
+        clock_deadline = hard_limit - self.margins.margin(play_clock)
+        deadline = clock_deadline
+        if self.config.think_time is not None:
+            deadline = min(deadline, received + self.config.think_time)
+        return hard_limit, clock_deadline, deadline
+
+    async def game_ready(self, match: Match, hard_limit: float) -> bool:
+        """Wait for the match's compile (until `hard_limit` or a stop); False
+        when it is still compiling (the reply is nil); a failed compile raises."""
+        await wait_until(hard_limit, self.is_stopping, match.ready)
+        if not match.ready.done():
+            log.error("PLAY match=%s: the game is still compiling %s", match.match_id,
+                      "and the player is stopping" if self.stopping else "at the play clock")
+            return False
+        if match.ready.cancelled() or match.ready.exception() is not None:
+            failure = "its compile was cancelled" if match.ready.cancelled() else match.ready.exception()
+            raise StartFailedError(f"match {match.match_id} could not start: {failure}") from None
+        return True
+
+    async def think_and_answer(self, match: Match, turn_number: int, received: float, deadline: float,
+                               hard_limit: float) -> str:
+        """Let the search think until `deadline` (or until its answer is known,
+        or a stop), then choose the move, log the turn and return the reply."""
+        following = match.following
+        link = match.link
         planned = None
         early = None
         if len(following.legal_now) > 1 and link.current and link.search.thinks:
             search = link.search
             quietly(lambda: search.think_until(deadline))
-            await wait_until(deadline, lambda: self.stopping or answer_known(search))
+            await wait_until(deadline, lambda: self.stopping or _answer_known(search))
             planned = min(deadline, time.monotonic())
             if planned < deadline:
                 early = "stopping" if self.stopping else "answer known"
@@ -150,8 +173,7 @@ class TurnTaker:
         if early is not None:
             stats = {**stats, "early": early}
         reply_at = time.monotonic()
-        turn = TurnLog(len(match.history.joint_moves), str(move), source, reply_at - received,
-                       hard_limit - reply_at, stats)
+        turn = TurnLog(turn_number, str(move), source, reply_at - received, hard_limit - reply_at, stats)
         match.history.turns.append(turn)
         match.unsent = UnsentReply(turn, planned, hard_limit)
         log.info("PLAY match=%s role=%s turn=%d move=%s source=%s used=%.3fs margin_left=%.3fs playouts=%s%s",
@@ -368,7 +390,7 @@ def _never() -> bool:
     return False
 
 
-def answer_known(search: Search) -> bool:
+def _answer_known(search: Search) -> bool:
     """The search's `answer_ready`, False when it fails (the deadline then rules)."""
     try:
         return bool(search.answer_ready())

@@ -21,7 +21,6 @@
             next_state/4,
             percepts/5,
             next_with_percepts/6,
-            consistent_successors/7,
             consistent_successors_of_many/6,
             is_terminal/2,
             bounded_playout/8,

@@ -162,27 +162,10 @@ class PrologStateMachine(StateMachine):
 
     def consistent_successors(self, state: State, joint_moves: Sequence[Sequence[Term]], role: int,
                               percepts: Optional[Sequence[Term]]) -> list[tuple[int, State]]:
-        """The base class's `consistent_successors` in one Prolog call."""
-        for joint in joint_moves:
-            if len(joint) != len(self._roles):
-                raise IllegalMoveError(f"a joint move needs {len(self._roles)} moves, got {len(joint)}")
+        """The base class's `consistent_successors` in one Prolog call (the many-state one's)."""
         if not joint_moves:
             return []
-
-        def read(refs: int):
-            found = []
-            for item in swipl.get_list(refs + 6):
-                index, after = swipl.get_args(item, 2)
-                found.append((swipl.get_int(index), frozenset(pt.read_term_list(after))))
-            return found
-
-        return self._query(
-            "consistent_successors",
-            [pt.term_list(state), pt.fill_list([pt.term_list(joint) for joint in joint_moves]),
-             pt.term(self._roles[role]), pt.atom("false" if percepts is None else "true"),
-             pt.term_list(percepts or ()), pt.var],
-            read,
-        )
+        return self.consistent_successors_of_many([(state, joint_moves)], role, percepts)[0]
 
     def consistent_successors_of_many(self, candidates: Sequence[tuple[State, Sequence[Sequence[Term]]]], role: int,
                                       percepts: Optional[Sequence[Term]]) -> list[list[tuple[int, State]]]:

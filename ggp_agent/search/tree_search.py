@@ -50,7 +50,7 @@ from .collect import clear_tree, collect_garbage
 from .figures import answer_summary, root_figures
 from .interface import Search
 from .params import P_SOLVER, RULES, SearchParams, tree_params
-from .root import best_edge, depth_of_tree, move_decided, played_edge, root_child, root_choice_codes
+from .root import depth_of_tree, move_decided, played_edge, root_child, root_choice_codes
 from .lane_runner import choose_runner
 from .select import role_best_goal
 from .votes import tree_votes

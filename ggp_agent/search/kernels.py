@@ -25,11 +25,11 @@ import numpy as np
 from ..propnet.bits import rand_below
 from ..propnet.jit import allocating_kernel, atomic_read, kernel
 from ..propnet.state_kernels import (
-    advance, goals, is_terminal, legal_codes, load_state, peek_next, random_playout, state_hash,
+    advance, goals, is_terminal, legal_codes, load_state, random_playout, state_hash,
 )
 from .arena import C_BROKEN, C_INTERRUPT, C_PATH
 from .params import P_CODES, P_MAX_ROLLOUT
-from .table import choosers, effect_code, new_node, set_terminal, tt_find, words_check
+from .table import effect_code, learn_effect, new_node, set_terminal, tt_find, words_check
 from .tree import (
     AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done,
 )
@@ -81,25 +81,6 @@ def _rollout(A, P, net, work, rng, saved):
     goals(net, work, A.goals)
     copy_work(work, saved)
     return steps
-
-
-@kernel
-def _effect_features(A, net, work, node):
-    """Where one role chooses at `node`, each of its edges gets its move's effect
-    code (a look-ahead per move); elsewhere edges keep their move codes."""
-    many, role = choosers(A, node)
-    if many != 1:
-        return
-    for r in range(net.n_roles):
-        A.joint[r] = A.edge_code[A.node_edges[node, r]]
-    words = A.node_words[node]
-    load_state(net, work, words)
-    for e in range(A.node_edges[node, role], A.node_edges[node, role + 1]):
-        A.joint[role] = A.edge_code[e]
-        peek_next(net, work, A.joint, A.before)
-        feature = effect_code(A, role, words, A.before)
-        if feature >= 0:
-            A.edge_feat[e] = feature
 
 
 @kernel
@@ -168,8 +149,6 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 _collect_legal(A, net, work)
                 outcome = expand(A, node)
                 if outcome == 1:
-                    if effects:
-                        _effect_features(A, net, work, node)
                     continue
                 n_rollout = _rollout(A, P, net, work, rng, saved)
                 break
@@ -181,6 +160,8 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 joint[r] = A.path_move[depth, r]
             advance(net, work, joint)
             words = work.state  # the current state (state_kernels.current_state)
+            if effects:
+                learn_effect(A, node, depth, A.node_words[node], words)
             child, is_new = attach_child(A, state_hash(work), words_check(words), words)
             if child >= 0 and is_new == 0:
                 continue

@@ -14,8 +14,10 @@ many may be out (`lanes_out`):
   propagation (the `PropnetRunner` kernel), which is faster for a single
   leaf and what a tiny tree needs (tic-tac-toe's forced wins).
 
-Effect codes need a look-ahead per move that the lanes do not make: with
-`codes=effects` the search uses a `PropnetRunner` (`runners.make_runner`).
+Effect codes run on the lanes too: a lane records its chooser's effect code
+at every step of its playout (`lane_search._record_effects`), and an edge
+learns its effect code when a lane first computes its child
+(`table.learn_effect`).
 """
 
 from __future__ import annotations
@@ -123,13 +125,11 @@ class LaneRunner(PropnetRunner):
 
 def choose_runner(machine: StateMachine, seed: int, params: SearchParams, batch: Optional[int],
                   shared: bool = False):
-    """The lanes' runner for a propnet with move codes, or codes="auto" that the
-    search resolves to move codes (unless `batch` is 1: one leaf at a time, the
-    search as it was before the lanes; if "auto" becomes effect codes,
-    `TreeSearch` asks again), else
-    `runners.make_runner` (the single-leaf propnet kernel, or Prolog).
-    `shared`: several threads search one tree (lanes only)."""
-    if isinstance(machine, PropnetStateMachine) and params.codes in ("moves", "auto") and (batch is None or batch > 1):
+    """The lanes' runner for a propnet (unless `batch` is 1: one leaf at a
+    time, the search as it was before the lanes), else `runners.make_runner`
+    (the single-leaf propnet kernel, or Prolog). `shared`: several threads
+    search one tree (lanes only)."""
+    if isinstance(machine, PropnetStateMachine) and (batch is None or batch > 1):
         return LaneRunner(machine, seed, params.max_depth, params.max_rollout,
                           max_batch=LANES if batch is None else batch, shared=shared)
     return make_runner(machine, seed, params.max_rollout)

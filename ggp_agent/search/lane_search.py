@@ -45,8 +45,8 @@ from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane
 from ..propnet.state_kernels import legal_codes, load_state
 from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
-from .params import P_MAX_ROLLOUT
-from .table import choosers, find_child, set_terminal, words_check
+from .params import P_CODES, P_MAX_ROLLOUT
+from .table import choosers, effect_code, find_child, learn_effect, set_terminal, words_check
 from .tree import AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done
 
 
@@ -82,6 +82,10 @@ class LaneSlots(NamedTuple):
     goals: np.ndarray       # int32[256, R]
     words: np.ndarray       # uint64[n_words], scratch: a child's state
     counters: np.ndarray    # int64[4]
+    before: np.ndarray      # uint64[64 * n_words, 4]: fluent rows before a step (effect codes)
+    change: np.ndarray      # uint64[256, n_words]: the fluents a lane's step changed (effect codes)
+    zero: np.ndarray        # uint64[n_words], zeros: `effect_code`'s "before" for a change
+    effect_lanes: np.ndarray  # uint64[4]: playing lanes where one role chose this step
 
 
 def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> LaneSlots:
@@ -101,14 +105,20 @@ def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> L
         goals=np.zeros((LANES, r), dtype=np.int32),
         words=np.zeros(max(1, n_words), dtype=np.uint64),
         counters=np.zeros(4, dtype=np.int64),
+        before=np.zeros((64 * max(1, n_words), WORDS), dtype=np.uint64),
+        change=np.zeros((LANES, max(1, n_words)), dtype=np.uint64),
+        zero=np.zeros(max(1, n_words), dtype=np.uint64),
+        effect_lanes=np.zeros(WORDS, dtype=np.uint64),
     )
 
 
 def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> int:
     """Bytes `new_slots` allocates (counted against the search's memory)."""
     r = max(1, n_roles)
-    return LANES * (4 * 5 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * max(1, n_words)
-                    + 4 * max_rollout * r + 4 * r)
+    words = max(1, n_words)
+    return (LANES * (4 * 5 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * words
+                     + 4 * max_rollout * r + 4 * r + 8 * words)
+            + 8 * 64 * words * WORDS)
 
 
 @kernel
@@ -281,10 +291,11 @@ def _zobrist(net, words):
 
 
 @kernel
-def _attach(A, net, lanes, S, lane, terminal):
+def _attach(A, net, lanes, S, lane, terminal, effects):
     """The lane stands on the child of its forced joint move: find or add its
-    node, keep its legal moves; True when the child is terminal (the lane's
-    iteration ends there)."""
+    node, keep its legal moves, and with effect codes learn the effect of the
+    edge that led there (`table.learn_effect`); True when the child is
+    terminal (the lane's iteration ends there)."""
     value = lanes.value
     words = S.words
     _lane_words(net, value, lane, words)
@@ -293,6 +304,11 @@ def _attach(A, net, lanes, S, lane, terminal):
     if e >= 0 and A.edge_child[e] == PENDING:
         A.edge_child[e] = -1
     S.pending[lane] = -1
+    if effects:
+        step = S.length[lane] - 1
+        learn_effect(A, S.path_node[lane, step], step, S.start[lane], words)
+        for r in range(A.node_edges.shape[1] - 1):
+            S.path_code[lane, step, r] = A.path_code[step, r]
     child, is_new = attach_child(A, _zobrist(net, words), words_check(words), words)
     if child < 0:
         return terminal  # no room: the iteration backs up the chosen edge without a node
@@ -320,6 +336,74 @@ def _attach(A, net, lanes, S, lane, terminal):
 
 
 @kernel
+def _keep_before(A, net, lanes, S, movers):
+    """Effect codes, before a step: mark the playing lanes (`movers`) where
+    exactly one role has a choice, and keep the rows of the fluents that
+    depend on moves (`A.dynamic`)."""
+    for k in range(WORDS):
+        one = ZERO
+        two = ZERO
+        for r in range(net.n_roles):
+            free = ~lanes.role_forced[r, k]
+            two |= one & free
+            one |= free
+        S.effect_lanes[k] = one & ~two & movers[k]
+    value = lanes.value
+    for w in range(A.dynamic.shape[0]):
+        x = A.dynamic[w]
+        while x != ZERO:
+            b = lowest_bit_index(x)
+            x &= x - ONE
+            i = w * 64 + b
+            for k in range(WORDS):
+                S.before[i, k] = value[1 + i, k]
+
+
+@kernel
+def _record_effects(A, net, lanes, S):
+    """Effect codes, after a step: each lane marked by `_keep_before` records
+    the effect code of its chooser's move (`table.effect_code` of the fluents
+    the step changed) in place of the move code, as one-state playouts do
+    (`kernels._effect_playout`)."""
+    value = lanes.value
+    steps = lanes.steps
+    for k in range(WORDS):
+        m = S.effect_lanes[k]
+        while m != ZERO:
+            b = lowest_bit_index(m)
+            m &= m - ONE
+            lane = k * 64 + b
+            for w in range(S.change.shape[1]):
+                S.change[lane, w] = ZERO
+    for w in range(A.dynamic.shape[0]):
+        x = A.dynamic[w]
+        while x != ZERO:
+            b = lowest_bit_index(x)
+            x &= x - ONE
+            i = w * 64 + b
+            bit = ONE << np.uint64(b)
+            for k in range(WORDS):
+                d = (S.before[i, k] ^ value[1 + i, k]) & S.effect_lanes[k]
+                while d != ZERO:
+                    lb = lowest_bit_index(d)
+                    d &= d - ONE
+                    S.change[k * 64 + lb, w] |= bit
+    for k in range(WORDS):
+        m = S.effect_lanes[k]
+        while m != ZERO:
+            b = lowest_bit_index(m)
+            m &= m - ONE
+            lane = k * 64 + b
+            t = steps[lane]
+            for r in range(net.n_roles):
+                if S.rollout[lane, t, r] >= 0:
+                    code = effect_code(A, r, S.zero, S.change[lane])
+                    if code >= 0:
+                        S.rollout[lane, t, r] = code
+                    break
+
+
+@kernel
 def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     """Run iterations on the lanes until `budget` of them have been backed up
     (or another thread sets A.counters[C_INTERRUPT], or the root is done and
@@ -337,6 +421,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     base = 1 + net.n_fluents
     movers = lanes.movers
     steps = lanes.steps
+    effects = P[P_CODES] != 0.0
     if shared:
         take_tree(A)
     for lane in range(LANES):
@@ -361,7 +446,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
             if phase == CHILD:
                 steps[lane] = 0
                 S.phase[lane] = PLAY
-                over = _attach(A, net, lanes, S, lane, over)
+                over = _attach(A, net, lanes, S, lane, over, effects)
             if over or steps[lane] >= limit:
                 lane_goals(net, value, lane, S.goals[lane])
                 _finish(A, P, S, lane, steps[lane])
@@ -411,6 +496,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                     _finish(A, P, S, lane, steps[lane])
                     if shared:
                         free_tree(A)
+        if effects:
+            _keep_before(A, net, lanes, S, movers)
         for lane in range(LANES):
             if S.phase[lane] == FORCED:
                 k = lane >> 6
@@ -419,6 +506,12 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 for r in range(net.n_roles):
                     value[base + S.forced[lane, r], k] |= bit
         advance_lanes(net, lanes, movers)
+        if effects:
+            if shared:
+                take_tree(A)
+            _record_effects(A, net, lanes, S)
+            if shared:
+                free_tree(A)
         for lane in range(LANES):
             phase = S.phase[lane]
             if phase == PLAY:

@@ -8,7 +8,6 @@ propnet runs them on several cores (in a GDL-II match, an ensemble of them:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Optional
 
 from ..propnet.machine import PropnetStateMachine
@@ -60,7 +59,7 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
     one at a time); `threads` (None: `DEFAULT_THREADS`) trees share the
     memory cap and are merged at the root, or with `parallel="tree"` the
     threads search one tree on their own lanes (`shared_tree.py`; it needs
-    the lanes: a propnet, move codes, which "auto" becomes there, batch above 1). The flat rules ignore
+    the lanes: a propnet and batch above 1). The flat rules ignore
     them. Ensemble constants (e.g. {"trees": 4}) in `options` are for
     `hidden`: a GDL-II match, where a tree rule runs as Ensemble
     Determinization MCTS over the player's belief (`determinized.py`).
@@ -78,9 +77,8 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
         if count == 1:
             return make_tree_search(rule, machine, role_index, seed=seed, **settings)
         params = tree_params(rule, settings.get("options"))
-        if parallel == "tree" and params.codes != "effects" and settings.get("batch") != 1:
-            settings.pop("options", None)  # the shared tree's lanes play move codes ("auto" included)
-            params = replace(params, codes="moves")
+        if parallel == "tree" and settings.get("batch") != 1:
+            settings.pop("options", None)
             return SharedTreeSearch(machine, role_index, threads=count, params=params, seed=seed, **settings)
         cap = settings.pop("memory_cap", None)
         share = None if cap is None else max(1, int(cap) // count)

@@ -63,7 +63,7 @@ class SharedTreeSearch(TreeSearch):
     def __init__(self, machine: StateMachine, role_index: int, *, threads: int, **settings) -> None:
         super().__init__(machine, role_index, **settings)
         if not isinstance(self._runner, LaneRunner):
-            raise ValueError("a shared tree needs the lanes (a propnet, move codes, batch above 1)")
+            raise ValueError("a shared tree needs the lanes (a propnet, batch above 1)")
         self._runner.shared = True
         batch = settings.get("batch")
         self._lane_runners = [self._runner] + [

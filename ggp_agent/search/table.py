@@ -66,6 +66,25 @@ def effect_code(A, role, before, after):
 
 
 @kernel
+def learn_effect(A, node, depth, before, after):
+    """Effect codes are learnt when a child is first computed: where one role
+    chooses at `node`, the edge it took at path step `depth` (which turned
+    state `before` into `after`) takes its effect's code as its statistics
+    code, and the path records that code for the backup. Until then the edge
+    keeps its move code, which effect-coded playouts never record: an edge
+    not yet tried has no prior and is tried first (`select.edge_value`), as
+    the paper's first-play rule would, and no look-ahead of every move is
+    made at expansion."""
+    many, role = choosers(A, node)
+    if many != 1:
+        return
+    feature = effect_code(A, role, before, after)
+    if feature >= 0:
+        A.edge_feat[A.path_edge[depth, role]] = feature
+        A.path_code[depth, role] = feature
+
+
+@kernel
 def _same_state(A, node, h, check, words):
     if A.node_hash[node] != h or A.node_check[node] != check:
         return False

@@ -159,8 +159,6 @@ class TreeSearch(Search):
         self.params = replace(self.params, codes=codes)
         self._packed = self.params.pack()
         self._codes_reason = reason
-        if codes != "moves":  # the lanes play move codes: effect codes go one leaf at a time
-            self._runner = choose_runner(self.machine, self._seed, self.params, None)
         log.info("search %s: %s codes: %s (decided in %.3f s)", self.name, codes, reason,
                  time.perf_counter() - began)
 

@@ -45,12 +45,12 @@ def _grown(machine, iterations=400, seed=1):
     return search
 
 
-def test_the_runner_is_chosen_by_engine_batch_and_codes(nogo, tictactoe):
-    """Lanes for a propnet with move codes; one leaf at a time with batch=1 (the
-    search before the lanes) or effect codes (a look-ahead per move)."""
+def test_the_runner_is_chosen_by_engine_and_batch(nogo, tictactoe):
+    """Lanes for a propnet, whatever the codes; one leaf at a time with
+    batch=1 (the search before the lanes); Prolog runs its own."""
     assert isinstance(make_tree_search("mcps", nogo, 0)._runner, LaneRunner)
     assert type(make_tree_search("mcps", nogo, 0, batch=1)._runner) is PropnetRunner
-    assert type(make_tree_search("mcps", nogo, 0, options={"codes": "effects"})._runner) is PropnetRunner
+    assert isinstance(make_tree_search("mcps", nogo, 0, options={"codes": "effects"})._runner, LaneRunner)
     prolog = make_state_machine("prolog", load_game(GAMES / "tictactoe.kif"))
     try:
         assert isinstance(make_tree_search("mcps", prolog, 0)._runner, MachineRunner)
@@ -58,21 +58,48 @@ def test_the_runner_is_chosen_by_engine_batch_and_codes(nogo, tictactoe):
         prolog.close()
 
 
+@pytest.fixture(scope="module")
+def connect_four():
+    machine = make_state_machine("propnet", load_game(GAMES / "connectfour.kif"))
+    yield machine
+    machine.close()
 
-def test_auto_codes_keep_the_lanes_only_when_they_become_move_codes(nogo):
-    """codes=auto is decided at the start: move codes keep the lanes, effect
-    codes (connect four) go one leaf at a time."""
-    search = make_tree_search("mcps", nogo, 0, seed=1)
-    search.prepare(nogo.initial_state())
-    assert search.params.codes == "moves" and isinstance(search._runner, LaneRunner)
-    connect_four = make_state_machine("propnet", load_game(GAMES / "connectfour.kif"))
-    try:
-        search = make_tree_search("mcps", connect_four, 0, seed=1)
+
+def test_auto_codes_keep_the_lanes_whichever_codes_they_become(nogo, connect_four):
+    """codes=auto is decided at the start; move codes (NoGo) and effect codes
+    (connect four) both search on the lanes."""
+    for machine, codes in ((nogo, "moves"), (connect_four, "effects")):
+        search = make_tree_search("mcps", machine, 0, seed=1)
+        search.prepare(machine.initial_state())
+        assert search.params.codes == codes and isinstance(search._runner, LaneRunner)
+        assert search.search(400) >= 400
+
+
+def _interned_effects(search) -> set:
+    A = search.arena
+    return {int(key) for key in A.effect_key if key != 0}
+
+
+def test_lanes_record_the_effects_one_leaf_at_a_time_records(connect_four):
+    """An effect is keyed by the fluents a move changed: a lane reads them from
+    its bit-sliced rows, a one-state playout from its state words, and both
+    must give the same keys. Connect four from the start: a disc on each of
+    its 42 cells in either colour, 84 effects, all met by a few thousand
+    playouts either way; and every root edge, tried, has its effect code."""
+    searches = {}
+    for batch in (None, 1):
+        search = make_tree_search("mcps", connect_four, 0, seed=3, batch=batch, options={"codes": "effects"})
         search.prepare(connect_four.initial_state())
-        assert search.params.codes == "effects" and type(search._runner) is PropnetRunner
-        assert search.search(50) == 50
-    finally:
-        connect_four.close()
+        search.search(3000)
+        searches[batch] = search
+    lanes, single = (_interned_effects(searches[b]) for b in (None, 1))
+    assert len(lanes) == len(single) == 84
+    assert lanes == single
+    A = searches[None].arena
+    root = int(A.counters[C_ROOT])
+    features = A.edge_feat[A.node_edges[root, 0]:A.node_edges[root, 1]]
+    assert len(set(features.tolist())) == 7 and features.min() >= len(connect_four.move_codes)
+
 
 def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
     """Lanes stay out across calls, but their virtual losses do not: between

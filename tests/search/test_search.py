@@ -466,8 +466,8 @@ def test_memory_stays_under_the_cap_over_a_60_s_search_on_connect_four():
 
 def test_effect_codes_key_the_statistics_by_what_a_move_changes(tictactoe):
     """codes=effects: only fluents that depend on moves count (the turn marker
-    does not), every move of the chooser gets an effect code at expansion, and
-    the one-winning-move check still holds."""
+    does not), and every move of the chooser tried from the root has its
+    effect's code (learnt when its child was computed), one per cell."""
     from ggp_agent.search.kernels import move_dependent_fluents
 
     machine = tictactoe

@@ -6,9 +6,8 @@ played (Hex, NoGo: "a stone on c3"), and they mix different moves when it
 does not: connect four's "drop in column 4" lands on six different cells, so
 its statistics average six moves (MCPS with move codes lost to UCT there,
 0.26, and won with effect codes, 0.66: docs/experiments.md). Effect codes key
-the statistics by what a move changes, at the price of a look-ahead for every
-move of the chooser when a node is expanded (about half the iterations per
-second).
+the statistics by what a move changes, at the price of hashing each playout
+step's change (13-15% of the iterations per second).
 
 `effect_counts` measures, over a few random playouts from the start, how many
 different effects each move code has; `choose_codes` takes effect codes when
@@ -27,7 +26,7 @@ import numpy as np
 from ..propnet.arrays import new_work
 from ..propnet.bits import rand_below
 from ..propnet.jit import allocating_kernel, kernel
-from ..propnet.state_kernels import advance, is_terminal, legal_codes, load_state
+from ..propnet.state_kernels import advance, is_terminal, legal_codes, load_state, peek_next
 
 #: Mean distinct effects per move code from which effect codes are used.
 EFFECTS_FROM = 2.5
@@ -66,6 +65,7 @@ def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_look
     codes = np.empty(net.n_codes, dtype=np.int32)
     joint = np.empty(n_roles, dtype=np.int32)
     before = np.empty(start_words.shape[0], dtype=np.uint64)
+    after = np.empty(start_words.shape[0], dtype=np.uint64)
     lookaheads = 0
     for _ in range(playouts):
         load_state(net, work, start_words)
@@ -88,9 +88,8 @@ def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_look
                 for i in range(n):
                     code = codes[i]
                     joint[chooser] = code
-                    advance(net, work, joint)
-                    h = _effect_hash(before, work.state, dynamic)
-                    load_state(net, work, before)
+                    peek_next(net, work, joint, after)
+                    h = _effect_hash(before, after, dynamic)
                     lookaheads += 1
                     for k in range(seen.shape[1]):
                         if seen[code, k] == h:

@@ -90,8 +90,8 @@ class SearchParams:
       and "the capture on d4" are codes of their own: the paper chose codes so
       that permutations of a playout stay valid (its AtariGo codes carry a
       capture flag, its Wargame codes a destination); this is the GGP way to do
-      the same without knowing the game. Needs a propnet (else moves); costs a
-      look-ahead of every move of the chooser when a node is expanded. "auto":
+      the same without knowing the game. Needs a propnet (else moves); an
+      edge learns its effect code when its child is first computed. "auto":
       decided when the search starts, from the rules: effect codes where a
       move code has several effects on average (`codes_choice.py`: connect
       four's "drop in column c"), move codes elsewhere.

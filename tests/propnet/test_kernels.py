@@ -51,7 +51,7 @@ def replay_codes(machine, start_words, codes, steps):
 
 @pytest.mark.parametrize("game", ["connectfour.kif", "breakthrough_6x6.kif"])
 def test_peek_next_is_advance_without_moving(game):
-    """Effect codes look ahead with `peek_next`: every legal joint move's next
+    """The codes choice looks ahead with `peek_next`: every legal joint move's next
     state must be `advance`'s, and the current state must stay as it was
     (values and counts included, or later steps would go wrong)."""
     machine = PropnetStateMachine(load_game(GAMES / game))

@@ -60,6 +60,20 @@ def lowest_bit_index(word):
     return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> _S58)]
 
 
+@kernel
+def set_bit_indices(words, out):
+    """The indices of the set bits of `words` (uint64, bit i of word w is
+    index 64 w + i), ascending, into `out`; returns how many."""
+    n = 0
+    for w in range(words.shape[0]):
+        x = words[w]
+        while x != ZERO:
+            out[n] = w * 64 + lowest_bit_index(x)
+            x &= x - ONE
+            n += 1
+    return n
+
+
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
 _K3 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)

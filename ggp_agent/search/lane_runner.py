@@ -15,7 +15,7 @@ many may be out (`lanes_out`):
   leaf and what a tiny tree needs (tic-tac-toe's forced wins).
 
 Effect codes run on the lanes too: a lane records its chooser's effect code
-at every step of its playout (`lane_search._record_effects`), and an edge
+at every step of its playout (`lane_effects.record_effects`), and an edge
 learns its effect code when a lane first computes its child
 (`table.learn_effect`).
 """
@@ -32,7 +32,8 @@ from ..propnet.lane_gates import LANES
 from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .arena import C_INTERRUPT, C_ROOT, Arena
-from .lane_search import S_INFLIGHT, forget_inflight, free_tree, keep_legal, lane_search, new_slots, take_tree
+from .lane_search import forget_inflight, free_tree, keep_legal, lane_search, take_tree
+from .lane_slots import S_INFLIGHT, new_slots
 from .params import SearchParams
 from .runners import PropnetRunner, make_runner
 from .tree import root_done

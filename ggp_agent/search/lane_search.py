@@ -35,18 +35,19 @@ Over Prolog nothing of this runs (`runners.MachineRunner`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
-from ..propnet.bits import ONE, ZERO, lowest_bit_index
+from ..propnet.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
 from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane
 from ..propnet.state_kernels import legal_codes, load_state
 from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
 from .params import P_CODES, P_MAX_ROLLOUT
-from .table import choosers, effect_code, find_child, learn_effect, set_terminal, words_check
+from .lane_effects import keep_before, record_effects
+from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
+from .table import choosers, find_child, learn_effect, set_terminal, words_check
 from .tree import AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done
 
 
@@ -57,69 +58,6 @@ LOAD_PLAY = 2     # its start state is loaded at the end of this step; it plays 
 FORCED = 3        # plays the forced joint move this step
 CHILD = 4         # stands on the child: attach it, then play out
 PLAY = 5          # plays a random playout
-
-# counters of a LaneSlots record
-S_INFLIGHT = 0   # lanes out
-S_DONE = 1       # iterations backed up in this call
-S_STEPS = 2      # lane steps, ever
-S_COLLISIONS = 3  # descents that chose an edge whose child another lane computes, ever
-
-
-class LaneSlots(NamedTuple):
-    """One thread's lanes of iterations (besides its propnet `Lanes`)."""
-
-    phase: np.ndarray       # int32[256]
-    length: np.ndarray      # int32[256]: nodes on the lane's path
-    chosen: np.ndarray      # int32[256]: 1 when the path's last node chose a joint move with no child node
-    pending: np.ndarray     # int32[256]: the edge marked PENDING for this lane, or -1
-    new_leaf: np.ndarray    # int32[256]: depth of the node the lane added, or -1
-    path_node: np.ndarray   # int32[256, D + 1]
-    path_edge: np.ndarray   # int32[256, D, R]
-    path_code: np.ndarray   # int32[256, D, R]
-    forced: np.ndarray      # int32[256, R]: the joint move of the first step
-    start: np.ndarray       # uint64[256, n_words]: the state a loading lane starts from
-    rollout: np.ndarray     # int32[256, L, R]: the random playout's codes
-    goals: np.ndarray       # int32[256, R]
-    words: np.ndarray       # uint64[n_words], scratch: a child's state
-    counters: np.ndarray    # int64[4]
-    before: np.ndarray      # uint64[64 * n_words, 4]: fluent rows before a step (effect codes)
-    change: np.ndarray      # uint64[256, n_words]: the fluents a lane's step changed (effect codes)
-    zero: np.ndarray        # uint64[n_words], zeros: `effect_code`'s "before" for a change
-    effect_lanes: np.ndarray  # uint64[4]: playing lanes where one role chose this step
-
-
-def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> LaneSlots:
-    r = max(1, n_roles)
-    return LaneSlots(
-        phase=np.zeros(LANES, dtype=np.int32),
-        length=np.zeros(LANES, dtype=np.int32),
-        chosen=np.zeros(LANES, dtype=np.int32),
-        pending=np.full(LANES, -1, dtype=np.int32),
-        new_leaf=np.full(LANES, -1, dtype=np.int32),
-        path_node=np.zeros((LANES, max_depth + 1), dtype=np.int32),
-        path_edge=np.zeros((LANES, max_depth, r), dtype=np.int32),
-        path_code=np.zeros((LANES, max_depth, r), dtype=np.int32),
-        forced=np.zeros((LANES, r), dtype=np.int32),
-        start=np.zeros((LANES, max(1, n_words)), dtype=np.uint64),
-        rollout=np.zeros((LANES, max_rollout, r), dtype=np.int32),
-        goals=np.zeros((LANES, r), dtype=np.int32),
-        words=np.zeros(max(1, n_words), dtype=np.uint64),
-        counters=np.zeros(4, dtype=np.int64),
-        before=np.zeros((64 * max(1, n_words), WORDS), dtype=np.uint64),
-        change=np.zeros((LANES, max(1, n_words)), dtype=np.uint64),
-        zero=np.zeros(max(1, n_words), dtype=np.uint64),
-        effect_lanes=np.zeros(WORDS, dtype=np.uint64),
-    )
-
-
-def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> int:
-    """Bytes `new_slots` allocates (counted against the search's memory)."""
-    r = max(1, n_roles)
-    words = max(1, n_words)
-    return (LANES * (4 * 5 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * words
-                     + 4 * max_rollout * r + 4 * r + 8 * words)
-            + 8 * 64 * words * WORDS)
-
 
 @kernel
 def take_tree(A):
@@ -336,74 +274,6 @@ def _attach(A, net, lanes, S, lane, terminal, effects):
 
 
 @kernel
-def _keep_before(A, net, lanes, S, movers):
-    """Effect codes, before a step: mark the playing lanes (`movers`) where
-    exactly one role has a choice, and keep the rows of the fluents that
-    depend on moves (`A.dynamic`)."""
-    for k in range(WORDS):
-        one = ZERO
-        two = ZERO
-        for r in range(net.n_roles):
-            free = ~lanes.role_forced[r, k]
-            two |= one & free
-            one |= free
-        S.effect_lanes[k] = one & ~two & movers[k]
-    value = lanes.value
-    for w in range(A.dynamic.shape[0]):
-        x = A.dynamic[w]
-        while x != ZERO:
-            b = lowest_bit_index(x)
-            x &= x - ONE
-            i = w * 64 + b
-            for k in range(WORDS):
-                S.before[i, k] = value[1 + i, k]
-
-
-@kernel
-def _record_effects(A, net, lanes, S):
-    """Effect codes, after a step: each lane marked by `_keep_before` records
-    the effect code of its chooser's move (`table.effect_code` of the fluents
-    the step changed) in place of the move code, as one-state playouts do
-    (`kernels._effect_playout`)."""
-    value = lanes.value
-    steps = lanes.steps
-    for k in range(WORDS):
-        m = S.effect_lanes[k]
-        while m != ZERO:
-            b = lowest_bit_index(m)
-            m &= m - ONE
-            lane = k * 64 + b
-            for w in range(S.change.shape[1]):
-                S.change[lane, w] = ZERO
-    for w in range(A.dynamic.shape[0]):
-        x = A.dynamic[w]
-        while x != ZERO:
-            b = lowest_bit_index(x)
-            x &= x - ONE
-            i = w * 64 + b
-            bit = ONE << np.uint64(b)
-            for k in range(WORDS):
-                d = (S.before[i, k] ^ value[1 + i, k]) & S.effect_lanes[k]
-                while d != ZERO:
-                    lb = lowest_bit_index(d)
-                    d &= d - ONE
-                    S.change[k * 64 + lb, w] |= bit
-    for k in range(WORDS):
-        m = S.effect_lanes[k]
-        while m != ZERO:
-            b = lowest_bit_index(m)
-            m &= m - ONE
-            lane = k * 64 + b
-            t = steps[lane]
-            for r in range(net.n_roles):
-                if S.rollout[lane, t, r] >= 0:
-                    code = effect_code(A, r, S.zero, S.change[lane])
-                    if code >= 0:
-                        S.rollout[lane, t, r] = code
-                    break
-
-
-@kernel
 def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     """Run iterations on the lanes until `budget` of them have been backed up
     (or another thread sets A.counters[C_INTERRUPT], or the root is done and
@@ -422,6 +292,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     movers = lanes.movers
     steps = lanes.steps
     effects = P[P_CODES] != 0.0
+    n_dynamic = set_bit_indices(A.dynamic, S.dynamic) if effects else 0
+    n_effect_lanes = 0
     if shared:
         take_tree(A)
     for lane in range(LANES):
@@ -497,7 +369,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                     if shared:
                         free_tree(A)
         if effects:
-            _keep_before(A, net, lanes, S, movers)
+            n_effect_lanes = keep_before(net, lanes, S, movers, n_dynamic)
         for lane in range(LANES):
             if S.phase[lane] == FORCED:
                 k = lane >> 6
@@ -509,7 +381,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
         if effects:
             if shared:
                 take_tree(A)
-            _record_effects(A, net, lanes, S)
+            record_effects(A, net, lanes, S, n_dynamic, n_effect_lanes)
             if shared:
                 free_tree(A)
         for lane in range(LANES):

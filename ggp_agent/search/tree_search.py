@@ -364,11 +364,14 @@ class TreeSearch(Search):
         root votes, whether the move is decided, now and then the figures)."""
         self._published = self._best_move_locked()
         self._published_votes = self._votes_locked()
-        self._decided = self._decided_locked()
+        decided = self._decided_locked()
         now = time.perf_counter()
-        if now - self._stats_at > 0.1:  # the figures are for logs: keep the GIL free
+        # the figures are for logs (keep the GIL free), but a decision is
+        # published with the figures of the tree that made it
+        if now - self._stats_at > 0.1 or (decided and not self._decided):
             self._published_stats = self._stats_locked()
             self._stats_at = now
+        self._decided = decided
 
     def _runners(self) -> list:
         """Every runner searching this tree (one; `shared_tree.SharedTreeSearch` has one per thread)."""

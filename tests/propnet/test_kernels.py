@@ -210,3 +210,18 @@ def test_a_start_for_a_new_game_compiles_nothing(compiled_kernels):
     machine.bench(0.05)
     machine.goal_values(state)
     assert snapshot() == before
+
+
+def test_set_bit_indices_lists_every_set_bit_in_order():
+    """The lanes list the fluents and lanes they visit with `set_bit_indices`:
+    every set bit, ascending, highest and lowest bits of a word included."""
+    from ggp_agent.propnet.bits import set_bit_indices
+
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**63, size=5, dtype=np.uint64) | np.uint64(1)
+    words[2] = np.uint64(0)
+    words[3] = np.uint64(1 << 63)
+    expected = [64 * w + i for w in range(5) for i in range(64) if int(words[w]) >> i & 1]
+    out = np.zeros(320, dtype=np.int32)
+    n = set_bit_indices(words, out)
+    assert out[:n].tolist() == expected

@@ -12,7 +12,8 @@ from ggp_agent.gdl import load_game
 from ggp_agent.search.arena import C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.lane_runner import LaneRunner
 from ggp_agent.search.arena import PENDING
-from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, S_INFLIGHT, lane_search
+from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
+from ggp_agent.search.lane_slots import S_INFLIGHT
 from ggp_agent.search.parallel import RootParallelSearch
 from ggp_agent.search.registry import make_search
 from ggp_agent.search.runners import MachineRunner, PropnetRunner

@@ -25,8 +25,9 @@ import time
 import numpy as np
 from ..propnet.arrays import new_work
 from ..propnet.bits import rand_below
-from ..propnet.jit import allocating_kernel, kernel
+from ..propnet.jit import allocating_kernel
 from ..propnet.state_kernels import advance, is_terminal, legal_codes, load_state, peek_next
+from .table import effect_hash
 
 #: Mean distinct effects per move code from which effect codes are used.
 EFFECTS_FROM = 2.5
@@ -38,21 +39,6 @@ LOOKAHEADS = 20_000
 SECONDS = 0.3
 CHUNK = 1000
 MAX_STEPS = 400
-
-_K1 = np.uint64(0x9E3779B97F4A7C15)
-_K2 = np.uint64(0xBF58476D1CE4E5B9)
-_S31 = np.uint64(31)
-
-
-@kernel
-def _effect_hash(before, after, dynamic):
-    h = np.uint64(0x243F6A8885A308D3)
-    for w in range(dynamic.shape[0]):
-        x = ((before[w] ^ after[w]) & dynamic[w]) + _K1 * np.uint64(w + 1)
-        h = (h ^ x) * _K2
-        h ^= h >> _S31
-    return h | np.uint64(1)
-
 
 @allocating_kernel
 def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_lookaheads):
@@ -89,7 +75,7 @@ def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_look
                     code = codes[i]
                     joint[chooser] = code
                     peek_next(net, work, joint, after)
-                    h = _effect_hash(before, after, dynamic)
+                    h = effect_hash(chooser, before, after, dynamic)
                     lookaheads += 1
                     for k in range(seen.shape[1]):
                         if seen[code, k] == h:

@@ -39,16 +39,26 @@ def register_code(A, code, role):
 
 
 @kernel
-def effect_code(A, role, before, after):
-    """The statistics code of a role's move that turned state `before` into
-    `after` (uint64 words): its effect on the fluents that depend on moves
-    (`A.dynamic`), interned on first sight. -1 when the table is full (the
-    caller keeps the move code)."""
+def effect_hash(role, before, after, dynamic):
+    """A move's effect as a non-zero 64-bit key: the role, and the change from
+    state `before` to `after` (uint64 words) on the fluents marked in `dynamic`
+    (those that depend on moves). One key for the search's effect codes and
+    for the codes choice's measurement (`codes_choice.py`)."""
     h = mix64(np.uint64(role + 1) * _K1 ^ np.uint64(0x6A09E667F3BCC909))
-    for w in range(A.dynamic.shape[0]):
-        h = mix64(h ^ (((before[w] ^ after[w]) & A.dynamic[w]) + _K1 * np.uint64(w + 1)))
+    for w in range(dynamic.shape[0]):
+        h = mix64(h ^ (((before[w] ^ after[w]) & dynamic[w]) + _K1 * np.uint64(w + 1)))
     if h == np.uint64(0):
         h = np.uint64(1)
+    return h
+
+
+@kernel
+def effect_code(A, role, before, after):
+    """The statistics code of a role's move that turned state `before` into
+    `after` (uint64 words): its effect (`effect_hash` over `A.dynamic`),
+    interned on first sight. -1 when the table is full (the caller keeps the
+    move code)."""
+    h = effect_hash(role, before, after, A.dynamic)
     mask = A.effect_key.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
     while A.effect_key[i] != np.uint64(0):

@@ -350,3 +350,13 @@ DOORS = """
 (<= (goal me 0) (not (true trapped)) (true (parity odd)))
 (<= (goal you 100) (not (true trapped)) (true (parity odd)))
 """
+
+
+def give_edges(A, node: int, codes_by_role: list[list[int]]) -> None:
+    """Give `node` of a hand-made arena one edge per code, role after role
+    (as `tree.expand` does from the legal moves)."""
+    from ggp_agent.search.tree import expand
+    flat = [c for codes in codes_by_role for c in codes]
+    A.legal[: len(flat)] = flat
+    A.legal_count[:] = [len(codes) for codes in codes_by_role]
+    assert expand(A, node) == 1

@@ -22,7 +22,7 @@ from ggp_agent.search.figures import discordance, window_stat
 from ggp_agent.search.params import SearchParams
 from ggp_agent.search.select import exploration, mcps_value
 
-from ..helpers import GAMES
+from ..helpers import GAMES, give_edges
 
 #: These tests run searches: numba kernels loaded before the first one (../conftest.py).
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -99,6 +99,7 @@ def test_window_stat_is_algorithm_2_for_one_code():
         mcps.record_playout(A, P, len(codes), np.array([goal0, 100 - goal0], dtype=np.int32))
     A.path_code[0, 0] = 1
     A.path_code[0, 1] = ~3
+    give_edges(A, 5, [[0, 1], [2, 3]])
     assert mcps.freeze(A, P, 5, 1)
     table = A.node_perm[5]
     for code in range(4):

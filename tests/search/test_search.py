@@ -23,7 +23,7 @@ from ggp_agent.search.tree_search import TreeSearch, make_tree_search
 from ggp_agent.search.params import SearchParams
 from ggp_agent.search.warmup import all_kernels
 
-from ..helpers import GAMES, LEFT_RECURSION
+from ..helpers import GAMES, LEFT_RECURSION, give_edges
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -227,6 +227,7 @@ def test_window_freeze_matches_a_direct_count():
         playouts.append((codes, goals))
     A.path_code[0, 0] = 1
     A.path_code[0, 1] = ~3  # no choice: ignored
+    give_edges(A, 5, [[0, 1], [2, 3]])
     assert mcps.freeze(A, P, 5, 1)
     table = A.node_perm[5]
     recent = playouts[-128:]
@@ -241,10 +242,33 @@ def test_window_freeze_matches_a_direct_count():
             assert A.perm_q[table, code] == 1.0
     # the match played code 2: only playouts containing it stay valid
     mcps.restrict_window(A, P, np.array([2], dtype=np.int32), 1)
+    give_edges(A, 6, [[0, 1], [2, 3]])
     assert mcps.freeze(A, P, 6, 0)
     kept = [g for codes, g in recent if 2 in codes]
     assert A.perm_n[A.node_perm[6], 0] == sum(1 for codes, _ in recent if 2 in codes and 0 in codes)
     assert len(kept) > 0
+
+
+def test_a_freeze_counts_the_codes_of_the_node_and_its_children_only():
+    """A frozen table serves the node's edges and, until they freeze their
+    own, its children's: those codes get their counts, a code met in neither
+    gets none (the freeze's cost is per code it counts)."""
+    P = SearchParams(rule="mcps", window=128).pack()
+    capacity = Capacity(nodes=16, edges=64, amaf_tables=4, perm_tables=4, transitions=16,
+                        codes=4, window=128, max_depth=4, max_rollout=4)
+    A = new_arena(capacity, n_roles=2, n_words=1, code_role=np.array([0, 0, 1, 1], dtype=np.int32),
+                  goal_values=[[0, 100], [0, 100]])
+    A.seen[:4] = [0, 1, 2, 3]
+    for _ in range(10):  # every playout holds every code
+        mcps.record_playout(A, P, 4, np.array([100, 0], dtype=np.int32))
+    give_edges(A, 5, [[0], [3]])  # at node 5 role 0 plays code 0 (role 1 has no choice)
+    give_edges(A, 6, [[0], [2]])  # its child: role 1 plays code 2
+    A.edge_child[A.node_edges[5, 0]] = 6
+    give_edges(A, 7, [[1], [3]])  # not a child of node 5
+    assert mcps.freeze(A, P, 5, 0)
+    counts = A.perm_n[A.node_perm[5]].tolist()
+    assert counts == [10, 0, 10, 10]  # code 1 is only at node 7
+    assert A.perm_q[A.node_perm[5], 0] == 1.0 and A.perm_q[A.node_perm[5], 2] == 0.0
 
 
 def test_arena_never_grows_and_a_full_arena_keeps_searching():

@@ -28,6 +28,7 @@ from numba.extending import intrinsic
 from .arena import C_CODES, C_CURSOR, C_FREEZES, C_PERM, C_STAMP, EXPANDED
 from ..propnet.jit import kernel
 from .params import P_WINDOW
+from .table import note_code
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -82,17 +83,6 @@ def record_playout(A, P, n_seen, goals):
 
 
 @kernel
-def _stamp_code(A, c, n_codes, stamp, count):
-    """Add code c to the freeze's codes (`A.seen[:count]`) unless it is there
-    already or is no code; returns the new count."""
-    if 0 <= c < n_codes and A.stamp[c] != stamp:
-        A.stamp[c] = stamp
-        A.seen[count] = c
-        count += 1
-    return count
-
-
-@kernel
 def codes_to_freeze(A, node, n_codes):
     """The codes a frozen table of `node` is read for: those of the node's own
     edges and of its expanded children's edges (a node's table serves it and
@@ -105,11 +95,11 @@ def codes_to_freeze(A, node, n_codes):
     roles = A.node_edges.shape[1] - 1
     count = 0
     for e in range(A.node_edges[node, 0], A.node_edges[node, roles]):
-        count = _stamp_code(A, A.edge_feat[e], n_codes, stamp, count)
+        count = note_code(A.stamp, A.seen, A.edge_feat[e], n_codes, stamp, count)
         child = A.edge_child[e]
         if child >= 0 and (A.node_flags[child] & EXPANDED) != 0:
             for f in range(A.node_edges[child, 0], A.node_edges[child, roles]):
-                count = _stamp_code(A, A.edge_feat[f], n_codes, stamp, count)
+                count = note_code(A.stamp, A.seen, A.edge_feat[f], n_codes, stamp, count)
     return count
 
 

@@ -39,6 +39,19 @@ def register_code(A, code, role):
 
 
 @kernel
+def note_code(stamps, distinct, c, n_codes, stamp, seen):
+    """Add code c to a list of distinct codes (`distinct[:seen]`) unless it is
+    there already (`stamps[c] == stamp`) or is not a choice; returns the new
+    count. An iteration's codes for the AMAF backup and a freeze's codes use
+    it. Arrays, not the arena, so that LLVM inlines it."""
+    if 0 <= c < n_codes and stamps[c] != stamp:
+        stamps[c] = stamp
+        distinct[seen] = c
+        seen += 1
+    return seen
+
+
+@kernel
 def effect_hash(role, before, after, dynamic):
     """A move's effect as a non-zero 64-bit key: the role, and the change from
     state `before` to `after` (uint64 words) on the fluents marked in `dynamic`

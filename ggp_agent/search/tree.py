@@ -37,7 +37,7 @@ from .params import P_AMAF_ALLOC, P_MAX_DEPTH, P_RHO, P_RULE, P_SIM, P_SOLVER, R
 from .regret import regret_backup
 from .select import choose_edge
 from .solver import try_prove
-from .table import choosers, find_child, link_child, new_node, tt_find
+from .table import choosers, find_child, link_child, new_node, note_code, tt_find
 
 NEED_EXPAND = 0
 NEED_CHILD = 1
@@ -196,18 +196,6 @@ def attach_child(A, h, check, words):
 
 
 @kernel
-def _note_code(stamps, distinct, c, n_codes, stamp, seen):
-    """Add code c to the iteration's distinct codes (`distinct[:seen]`) unless
-    it is there already (`stamps[c] == stamp`) or is not a choice; returns the
-    new count. Arrays, not the arena, so that LLVM inlines it."""
-    if 0 <= c < n_codes and stamps[c] != stamp:
-        stamps[c] = stamp
-        distinct[seen] = c
-        seen += 1
-    return seen
-
-
-@kernel
 def backup(A, P, n_rollout, chosen_last, leaf_depth):
     """Back the playout up the path: A.goals (0..100 per role) is its outcome,
     A.rollout[:n_rollout] its random part; `chosen_last` is 1 when the path's
@@ -241,11 +229,11 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
         seen = 0
         for t in range(n_rollout - 1, -1, -1):
             for r in range(roles):
-                seen = _note_code(A.stamp, A.seen, A.rollout[t, r], n_codes, stamp, seen)
+                seen = note_code(A.stamp, A.seen, A.rollout[t, r], n_codes, stamp, seen)
         for k in range(steps, -1, -1):
             if k < steps:
                 for r in range(roles):
-                    seen = _note_code(A.stamp, A.seen, A.path_code[k, r], n_codes, stamp, seen)
+                    seen = note_code(A.stamp, A.seen, A.path_code[k, r], n_codes, stamp, seen)
             if k < length:
                 t = A.node_amaf[A.path_node[k]]
                 if t >= 0:

@@ -6,6 +6,10 @@ What this decides, so the Prolog side does not have to:
   constants and function terms stay plain atoms and compounds (data, never called);
 - body literals are ordered so each `not` and `distinct` runs as soon as all its
   variables are bound, and never before (positive literals keep the author's order);
+- a positive literal whose variables earlier literals have all bound is called
+  ground, and a ground atom is true or false however many proofs it has: it
+  runs as `once`, so Prolog keeps no choice point for its other proofs (a game
+  whose rules prove one atom many ways held them all, exponentially many);
 - relations on a positive cycle are tabled (SLD would loop on cyclic data), and
   those that depend on the state have their tables dropped when it changes.
 This module must not import the foreign interface: it produces plain tuples.
@@ -38,8 +42,9 @@ class CompiledGame:
     relations: tuple[tuple[str, int], ...]
     #: (predicate name, arity, depends on the state)
     tabled: tuple[tuple[str, int, bool], ...]
-    #: (head sentence, ordered body literals) per plain rule
-    clauses: tuple[tuple[object, tuple[Literal, ...]], ...]
+    #: (head sentence, ordered body literals, which of them run as `once`)
+    #: per plain rule
+    clauses: tuple[tuple[object, tuple[Literal, ...], tuple[bool, ...]], ...]
 
 
 def compile_game(game: ValidatedGame) -> CompiledGame:
@@ -53,7 +58,12 @@ def compile_game(game: ValidatedGame) -> CompiledGame:
             for name, arity in graph.positively_recursive
         )
     )
-    clauses = tuple((rule.head, order_body(rule)) for rule in game.plain_rules)
+    derived = frozenset(relation_key(rule.head) for rule in game.plain_rules if rule.body)
+    clauses = tuple(
+        (rule.head, body, pruned_calls(body, derived))
+        for rule in game.plain_rules
+        for body in [order_body(rule)]
+    )
     return CompiledGame(game.roles, relations, tabled, clauses)
 
 
@@ -92,6 +102,34 @@ def order_body(rule: Rule) -> tuple[Literal, ...]:
     # caller's bindings; anything else unsafe was rejected by validation.
     ordered.extend(pending)
     return tuple(ordered)
+
+
+def pruned_calls(body: tuple[Literal, ...], derived: frozenset) -> tuple[bool, ...]:
+    """For each literal of an ordered body, whether it runs as `once`: a call
+    of a relation some rule derives (`derived`, relation keys), all of whose
+    variables the positive literals before it bind.
+
+    Such a call is ground (GDL facts are ground, so a variable a positive
+    literal binds is ground), and its later proofs cannot bind anything: only
+    its truth matters. Variables only the head holds do not count, because a
+    caller may leave them free. Calls of facts and of `true` are left alone:
+    indexing makes them deterministic already, and `once` would only cost.
+
+    >>> from ggp_agent.gdl import parse_rules
+    >>> rule = parse_rules("(<= (p ?x) (q ?y) (r ?y) (not (r ?y)) (t ?x ?y) (f ?y))")[0]
+    >>> body = order_body(rule)  # q, (not (r ?y)), r, t, f
+    >>> pruned_calls(body, frozenset({("r", 1), ("t", 2)}))
+    (False, False, True, False, False)
+    """
+    bound: set[Variable] = set()
+    pruned = []
+    for literal in body:
+        positive = is_positive_sentence(literal)
+        names = set(variables(literal))
+        pruned.append(positive and relation_key(literal) in derived and names <= bound)
+        if positive:
+            bound |= names
+    return tuple(pruned)
 
 
 def goal_shape(literal: Literal) -> tuple:

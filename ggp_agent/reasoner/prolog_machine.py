@@ -95,11 +95,15 @@ class PrologStateMachine(StateMachine):
         )
         call_predicate(_RUNTIME, "game_create", [put_module, pt.term_list(compiled.roles), indicators, tabled],
                        time_limit)
-        for head, body in compiled.clauses:
+        for head, body, pruned in compiled.clauses:
             frame = api.open_foreign_frame()
             try:
                 clause = api.new_term_ref()
-                pt.put_clause(clause, pt.sentence_head(head), [(literal, None) for literal in body])
+                plan = [
+                    pt.Once([(literal, None)]) if ground else (literal, None)
+                    for literal, ground in zip(body, pruned)
+                ]
+                pt.put_clause(clause, pt.sentence_head(head), plan)
                 call_predicate(_RUNTIME, "game_add_clause", [put_module, lambda ref, c=clause: api.put_term(ref, c)])
             finally:
                 api.discard_foreign_frame(frame)

@@ -104,3 +104,26 @@ def test_terms_deeper_than_the_bound_are_an_error_not_a_crash():
         with pytest.raises(ReasonerError, match="nested deeper"):
             for _ in range(400):
                 state = machine.next_state(state, (parse_term("wait"),))
+
+
+#: `(level40 x)` has 2^40 proofs: each level is proved by two rules, each
+#: through the level below (a relation per level: no recursion, so nothing is
+#: tabled). Every proof gives the same ground atom.
+MANY_PROOFS = "(role r) (level0 x) (way a) (way b)\n" + "\n".join(
+    f"(<= (level{n + 1} ?x) (level{n} ?x) (way {way}))" for n in range(40) for way in "ab"
+) + """
+(init (at x))
+(<= (legal r go) (true (at ?x)) (level40 ?x))
+(<= (next (at 0)) (does r go))
+(<= terminal (true (at 0)))
+(goal r 100)
+"""
+
+
+def test_a_ground_atom_with_exponentially_many_proofs_is_proved_once():
+    """A ground call needs one proof: the engine stops at the first instead of
+    enumerating 2^40 of them (or holding a choice point for each)."""
+    with PrologStateMachine(load_game(MANY_PROOFS), query_time_limit=5.0) as machine:
+        state = machine.initial_state()
+        assert [str(m) for m in machine.legal_moves(state, 0)] == ["go"]
+        assert machine.is_terminal(machine.next_state(state, (parse_term("go"),)))

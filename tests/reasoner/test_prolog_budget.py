@@ -116,6 +116,11 @@ def test_the_search_leaves_the_engine_to_the_player_within_a_short_call():
                     machine.legal_moves(state, 0)
                 waits.append(time.monotonic() - began)
                 time.sleep(0.02)
+            # The search made progress meanwhile: a playout ends within a
+            # minute even on a slow machine (its calls were the ones waiting).
+            deadline = time.monotonic() + 60
+            while search.stats()["total_playouts"] == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
             figures = search.stats()
             assert figures["total_playouts"] > 0 and figures["errors"] == 0, figures
         finally:

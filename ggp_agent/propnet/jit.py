@@ -20,17 +20,28 @@ these two decorators, so a flag is decided once:
 Numba compiles a callee with its caller's flags: a `kernel` may call only
 kernels that could themselves be `kernel`s.
 
+Every kernel under `propnet/` and `search/` is stamped with the digest of all
+the sources there (`cache_stamp.py`): a kernel inlines its callees and freezes
+their constants, so an edit to any of them must make its cache stale.
+
 Three atomics for threads that share arrays: `atomic_read` (a flag another
 thread sets), `atomic_swap_if` and `atomic_write` (a spin lock).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 from numba import njit, types
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
+
+from .cache_stamp import track_sources
+
+#: Where every kernel, and every constant a kernel reads, is defined.
+KERNEL_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "search")
+track_sources(KERNEL_FOLDERS)
 
 
 def kernel(function):

@@ -130,3 +130,54 @@ def test_the_warm_up_output_is_the_cache_a_read_only_run_loads(tmp_path):
     assert "numba: 0 functions compiled" in run.stdout, run.stdout
     assert f"numba cache: {cache} (read-only: read through links in {scratch}" in run.stdout
     assert list(home.rglob("*")) == [] and list(scratch.iterdir()) == []
+
+
+#: A kernel in one file that inlines a kernel of another (`caller.py`, `callee.py`).
+CALLER = """
+from ggp_agent.propnet.jit import kernel
+from .callee import base
+
+
+@kernel
+def plus_one():
+    return base() + 1
+"""
+CALLEE = """
+from ggp_agent.propnet.jit import kernel
+
+
+@kernel
+def base():
+    return {value}
+"""
+#: Tracks the package's folder as `jit.py` tracks ours, then calls the caller.
+CALL_CALLER = """
+import json, sys
+from pathlib import Path
+from ggp_agent.propnet.cache_stamp import track_sources
+sys.path.insert(0, sys.argv[1])
+track_sources([Path(sys.argv[1]) / "kernels_pkg"])
+from kernels_pkg.caller import plus_one
+print(json.dumps({"value": plus_one(), "hits": sum(plus_one.stats.cache_hits.values())}))
+"""
+
+
+def test_an_edit_to_an_inlined_callee_makes_the_callers_cache_stale(tmp_path):
+    """Numba stamps a cached kernel with its own file; the callee it inlined is
+    in another. Tracked folders stamp every kernel with all their sources."""
+    package = tmp_path / "kernels_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "caller.py").write_text(CALLER)
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def call(value: int) -> dict:
+        (package / "callee.py").write_text(CALLEE.format(value=value))
+        done = subprocess.run([sys.executable, "-c", CALL_CALLER, str(tmp_path)], capture_output=True,
+                              text=True, env=environment, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert call(10) == {"value": 11, "hits": 0}
+    assert call(10) == {"value": 11, "hits": 1}  # unchanged sources: loaded from the cache
+    assert call(20)["value"] == 21  # the callee changed, the caller's file did not

@@ -48,7 +48,8 @@ P_EXPLORE = 12
 P_PRIOR_BIAS = 13
 P_SIM = 14
 P_RM_GAMMA = 15
-N_PARAMS = 16
+P_AMAF_OWN = 16
+N_PARAMS = 17
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -97,6 +98,12 @@ class SearchParams:
       four's "drop in column c"), move codes elsewhere.
     - `amaf`, `perm`: weights on the AMAF count ñ and the permutation count n̂ in
       the MCPS value (1: the paper; 0: without that source).
+    - `amaf_own`: whether an edge's AMAF prior ñ, Q̃ counts the playouts of
+      the edge itself (True: the paper). Those playouts always contain the
+      edge's code, so they are part of the reference node's ñ, and the edge's
+      own Q never weighs more than half of the value however often it is
+      played; False takes them out (ñ − n, w̃ − w): the prior is then only the
+      other playouts that played the code.
     - `explore`: an exploration term explore·sqrt(ln N / (n + 1)) added to the
       GRAVE and MCPS values (0: none, as published).
     - `prior_bias`: shrinks MCPS's prior counts to ñ / (1 + prior_bias·ñ) and
@@ -128,6 +135,7 @@ class SearchParams:
     codes: str = "auto"
     amaf: float = 1.0
     perm: float = 1.0
+    amaf_own: bool = True
     explore: float = 0.0
     prior_bias: float = 0.0
     root_window: str = "restrict"
@@ -167,6 +175,7 @@ class SearchParams:
         packed[P_CODES] = CODES[self.codes]
         packed[P_AMAF_WEIGHT] = self.amaf
         packed[P_PERM_WEIGHT] = self.perm
+        packed[P_AMAF_OWN] = 1.0 if self.amaf_own else 0.0
         packed[P_EXPLORE] = self.explore
         packed[P_PRIOR_BIAS] = self.prior_bias
         packed[P_SIM] = SIMULTANEOUS_RULES[self.sim]

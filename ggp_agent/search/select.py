@@ -44,7 +44,7 @@ from ..propnet.bits import rand_below
 from .arena import C_CHANCE, PENDING, PROVEN
 from ..propnet.jit import kernel
 from .params import (
-    P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
+    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
 )
 from .regret import regret_choose, simultaneous
 
@@ -107,7 +107,11 @@ def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm):
     """(n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0, with the prior counts
     ñ and n̂ weighted (`amaf`, `perm`) and shrunk to ñ / (1 + prior_bias·ñ)
     (`SearchParams.prior_bias`: a prior is then worth at most 1 / prior_bias
-    playouts of the edge itself)."""
+    playouts of the edge itself), without the edge's own n playouts and w
+    rewards when `amaf_own` is off."""
+    if P[P_AMAF_OWN] == 0.0:
+        n_amaf = max(n_amaf - n, 0)
+        w_amaf = max(w_amaf - w, 0.0) if n_amaf > 0 else 0.0
     a = n_amaf * P[P_AMAF_WEIGHT]
     a_w = w_amaf * P[P_AMAF_WEIGHT]
     b = n_perm * P[P_PERM_WEIGHT]

@@ -59,6 +59,19 @@ def test_the_prior_bias_caps_what_a_prior_is_worth():
     assert _value(SearchParams(), 1000, 1000.0, 100_000, 0.0, 0, 1.0) < 0.01  # the paper's: the prior wins
 
 
+def test_without_its_own_playouts_the_prior_is_the_other_playouts_of_the_code():
+    """amaf_own=False: the reference node's ñ, w̃ less the edge's own n, w."""
+    params = SearchParams(amaf_own=False)
+    n, w, na, wa, np_, qp = 10, 6.0, 40, 12.0, 25, 0.8
+    expected = (w + (wa - w) + np_ * qp) / (n + (na - n) + np_)
+    assert _value(params, n, w, na, wa, np_, qp) == pytest.approx(expected)
+    # The paper's counts the edge's playouts twice: own Q 1 over 100, 100 more losses elsewhere.
+    assert _value(SearchParams(), 100, 100.0, 200, 100.0, 0, 1.0) == pytest.approx(200 / 300)
+    assert _value(params, 100, 100.0, 200, 100.0, 0, 1.0) == pytest.approx(100 / 200)
+    # A table made after the edge's first playouts may hold fewer: nothing left, no prior.
+    assert _value(params, 10, 6.0, 4, 3.0, 0, 1.0) == pytest.approx(0.6)
+
+
 def test_weights_switch_sources_off():
     assert _value(SearchParams(amaf=0.0, perm=0.0), 4, 3.0, 50, 5.0, 70, 0.2) == pytest.approx(0.75)
     assert _value(SearchParams(amaf=0.0), 4, 3.0, 50, 5.0, 6, 0.5) == pytest.approx((3.0 + 3.0) / 10)

@@ -6,10 +6,11 @@ What this decides, so the Prolog side does not have to:
   constants and function terms stay plain atoms and compounds (data, never called);
 - body literals are ordered so each `not` and `distinct` runs as soon as all its
   variables are bound, and never before (positive literals keep the author's order);
-- a positive literal whose variables earlier literals have all bound is called
-  ground, and a ground atom is true or false however many proofs it has: it
-  runs as `once`, so Prolog keeps no choice point for its other proofs (a game
-  whose rules prove one atom many ways held them all, exponentially many);
+- a positive literal of a derived relation whose variables earlier literals
+  have all bound is called ground, and a ground atom is true or false however
+  many proofs it has: it runs as `once`, so Prolog keeps no choice point for
+  its other proofs (a game whose rules prove one atom many ways held them all,
+  exponentially many);
 - relations on a positive cycle are tabled (SLD would loop on cyclic data), and
   those that depend on the state have their tables dropped when it changes.
 This module must not import the foreign interface: it produces plain tuples.

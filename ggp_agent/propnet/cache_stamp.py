@@ -23,6 +23,7 @@ installed and a warning says so (kernels are then stamped as numba does).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from pathlib import Path
@@ -32,12 +33,12 @@ log = logging.getLogger(__name__)
 
 #: Folders whose kernels carry the digest of all the folders' sources.
 _tracked: list[Path] = []
-#: The digest, computed once per process (sources do not change under a running process).
-_digest: list[str] = []
 
 
-def sources_digest(folders: Iterable[Path]) -> str:
-    """A digest of every `*.py` file under `folders`: their paths and contents."""
+@functools.lru_cache(maxsize=None)
+def sources_digest(folders: tuple[Path, ...]) -> str:
+    """A digest of every `*.py` file under `folders`: their paths and contents
+    (read once per process and set of folders)."""
     digest = hashlib.sha256()
     for folder in folders:
         for path in sorted(folder.rglob("*.py")):
@@ -51,12 +52,6 @@ def _is_tracked(py_file: str) -> bool:
     return any(path.is_relative_to(folder) for folder in _tracked)
 
 
-def _tracked_digest() -> str:
-    if not _digest:
-        _digest.append(sources_digest(_tracked))
-    return _digest[0]
-
-
 class _TrackedStamp:
     """Mixed in before one of numba's source-file locators: claims the kernels
     of tracked files, and adds the tracked digest to their stamp."""
@@ -68,14 +63,13 @@ class _TrackedStamp:
         return super().from_function(py_func, py_file)
 
     def get_source_stamp(self):
-        return (super().get_source_stamp(), _tracked_digest())
+        return (super().get_source_stamp(), sources_digest(tuple(_tracked)))
 
 
 def track_sources(folders: Iterable[Path]) -> bool:
     """Stamp the kernels defined under `folders` with the digest of all their
     sources; True when installed (once per process; later folders are added)."""
     _tracked.extend(Path(folder).resolve() for folder in folders)
-    _digest.clear()
     try:
         from numba.core.caching import (
             CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator,

@@ -13,7 +13,9 @@ role `random` of a GDL-II game is no seat: the controller plays it, and its
 goal counts for nobody.
 
 A tournament can be resumed (`resume`, `resume.py`): a match whose record is
-already in the output folder is read back instead of played again.
+already in the output folder is read back instead of played again. A killed
+tournament takes its local workers (and the players in them) with it
+(`parent_watch.py`), so resuming is the way to go on.
 
 Scores: in each match a seat scores 1 for each other seat it beats on goal
 value and 1/2 for each tie, divided by the number of other seats (a two-player
@@ -57,6 +59,7 @@ from typing import Callable, Iterator, Optional, Sequence
 from ..gdl import load_game
 from ..player.records import MatchRecord, write_record
 from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
+from .parent_watch import exit_with_parent
 from .resume import plan_stamp, played_records
 
 log = logging.getLogger(__name__)
@@ -321,7 +324,8 @@ def run_tasks(tasks: Sequence[MatchTask], workers: Optional[int], cluster: Optio
         return
     count = workers or os.cpu_count() or 1
     context = multiprocessing.get_context("spawn")  # no fork: the parent may hold Prolog and threads
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context)
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context,
+                                                  initializer=exit_with_parent, initargs=(os.getpid(),))
     try:
         running = {pool.submit(function, task) for task in itertools.islice(pending, _IN_FLIGHT_PER_WORKER * count)}
         while running:

@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,57 @@ def test_twenty_matches_on_a_local_dask_cluster(dask_cluster, tmp_path):
     check_outputs(result, out, 20)
     workers = {row["worker"] for row in result.rows if "worker" in row}
     assert os.getpid() not in workers
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers through Linux's /proc")
+def test_a_killed_tournament_leaves_no_worker_playing(tmp_path):
+    """SIGTERM ends the tournament with no clean-up of its own; its worker,
+    in the middle of a 50-second move, must not play on as an orphan."""
+    tournament = subprocess.Popen(
+        [sys.executable, "-m", "ggp_agent.cli", "-q", "tournament", str(TICTACTOE),
+         "--players", "agent:search=mc,engine=prolog,time=50", "random", "--games", "2", "--workers", "1",
+         "--startclock", "5", "--playclock", "60", "--out", str(tmp_path), "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not workers and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = [pid for pid in _children(tournament.pid)
+                       if b"spawn_main" in (Path("/proc") / str(pid) / "cmdline").read_bytes()]
+        assert workers, "the tournament started no worker within a minute"
+        time.sleep(3)  # the match is under way: the agent thinks for 50 s
+        assert all(_alive(pid) for pid in workers)
+        tournament.terminate()
+        tournament.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers), "a worker played on after its tournament was killed"
+    finally:
+        tournament.kill()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, 9)

@@ -154,25 +154,32 @@ def test_twenty_matches_on_a_local_dask_cluster(dask_cluster, tmp_path):
     assert os.getpid() not in workers
 
 
-def _children(pid: int) -> list[int]:
-    """The live processes whose parent is `pid` (Linux /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state, parent, ...);
+    empty when the process is gone."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
 
 
 def _alive(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != "Z"
+
+
+def _pool_workers(pid: int) -> list[int]:
+    """The live process-pool workers (`spawn_main`) whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else []
+        if fields and fields[0] != "Z" and int(fields[1]) == pid:
+            try:
+                if b"spawn_main" in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:  # gone meanwhile
+                continue
+    return found
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers through Linux's /proc")
@@ -190,8 +197,7 @@ def test_a_killed_tournament_leaves_no_worker_playing(tmp_path):
         deadline = time.monotonic() + 60
         while not workers and time.monotonic() < deadline:
             time.sleep(0.2)
-            workers = [pid for pid in _children(tournament.pid)
-                       if b"spawn_main" in (Path("/proc") / str(pid) / "cmdline").read_bytes()]
+            workers = _pool_workers(tournament.pid)
         assert workers, "the tournament started no worker within a minute"
         time.sleep(3)  # the match is under way: the agent thinks for 50 s
         assert all(_alive(pid) for pid in workers)

@@ -123,6 +123,7 @@ def collect_garbage(A):
             A.node_hash[d] = A.node_hash[node]
             A.node_check[d] = A.node_check[node]
             A.node_words[d, :] = A.node_words[node, :]
+            A.node_legal[d, :] = A.node_legal[node, :]
             A.node_visits[d] = A.node_visits[node]
             A.node_flags[d] = A.node_flags[node]
             A.node_goals[d, :] = A.node_goals[node, :]

@@ -42,7 +42,7 @@ from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
     C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_INTERRUPT, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
-    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, PROVEN, Arena,
+    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
     arena_bytes, new_arena, plan_capacity,
 )
 from .codes_choice import resolve_codes
@@ -204,12 +204,21 @@ class TreeSearch(Search):
                         mcps.restrict_window(A, P, choice, n)
             elif RULES[self.rule] == RULES["mcps"]:
                 mcps.clear_window(A)
+            found_by = "joint move"
             if child < 0:
+                found_by = "state"
                 child = runner.root_node(A, P, state)
             if child >= 0:
                 tree.set_root(A, P, child)
             else:  # no room even for the new root: start afresh now
                 self._collect(child, state)
+            if legal_moves is not None and not self._root_offers(legal_moves):
+                offered = self._root_moves() or []
+                log.error("search %s: the root found by its %s (node %d) offers %d moves, %d of them among "
+                          "our %d legal ones (e.g. %s); starting a fresh tree at the new state", self.name,
+                          found_by, child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves),
+                          offered[0] if offered else None)
+                self._collect(-1, state)
             if A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
                     or A.counters[C_EDGES] * 2 > A.edge_code.shape[0] \
                     or A.counters[C_AMAF] * 2 > A.amaf_n.shape[0] \
@@ -423,6 +432,20 @@ class TreeSearch(Search):
         self._collections += 1
         log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
                  time.perf_counter() - began, kept, before)
+
+    def _root_offers(self, legal_moves: Sequence[Term]) -> bool:
+        """Whether the root's edges for our role are our legal moves (an
+        unexpanded root offers whatever it will be expanded with)."""
+        moves = self._root_moves()
+        return moves is None or set(moves) == set(legal_moves)
+
+    def _root_moves(self) -> Optional[list]:
+        A = self.arena
+        root = int(A.counters[C_ROOT])
+        if (int(A.node_flags[root]) & EXPANDED) == 0:
+            return None
+        lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
+        return [self._runner.move_of(int(A.edge_code[e])) for e in range(lo, hi)]
 
     def _votes_locked(self) -> list:
         if self.arena is None or self._our_choices == 0:

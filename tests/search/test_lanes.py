@@ -9,7 +9,7 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.search.arena import C_ROOT, EXPANDED, LEGAL
+from ggp_agent.search.arena import C_NODES, C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.lane_runner import LaneRunner
 from ggp_agent.search.arena import PENDING
 from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
@@ -145,6 +145,49 @@ def test_nodes_made_on_the_lanes_keep_their_legal_moves(nogo):
         for role in range(net.n_roles):
             codes = [int(A.edge_code[e]) for e in range(A.node_edges[node, role], A.node_edges[node, role + 1])]
             assert sorted(codes) == sorted(nogo.legal_codes(state, role))
+
+
+def _kept_legal_codes(A, node) -> list[int]:
+    """The move codes whose bits `node` keeps in `Arena.node_legal`."""
+    return [64 * w + b for w in range(A.node_legal.shape[1]) for b in range(64)
+            if (int(A.node_legal[node, w]) >> b) & 1]
+
+
+#: Per-node fields a collection renumbers (edge offsets, table indexes); every
+#: other `node_*` field must move with its node unchanged.
+RENUMBERED = {"node_edges", "node_amaf", "node_perm"}
+
+
+def test_a_collection_moves_every_node_field_with_its_node(nogo):
+    """After the root moves and the tree is collected (nodes slide to new
+    indexes), every node keeps its own rows of every per-node field, its legal
+    moves among them: a node that kept another's legal moves would be expanded
+    with moves that are not legal there (the search once proposed illegal
+    moves after a collection). Fields added later are checked too."""
+    search = _grown(nogo, iterations=3000)
+    A = search.arena
+    state = nogo.initial_state()
+    for _ in range(2):
+        ours = nogo.legal_moves(state, 0)
+        joint = [search.best_move() if len(ours) > 1 else ours[0], nogo.legal_moves(state, 1)[-1]]
+        state = nogo.next_state(state, joint)
+        search.advance(joint, state, legal_moves=tuple(nogo.legal_moves(state, 0)))
+    fields = [name for name in A._fields if name.startswith("node_") and name not in RENUMBERED]
+    before = int(A.counters[C_NODES])
+    rows = {int(A.node_hash[n]): {name: getattr(A, name)[n].copy() for name in fields} for n in range(before)}
+    search.collect_now(state)
+    count = int(A.counters[C_NODES])
+    assert 0 < count < before
+    moved = [n for n in range(count) if not all(np.array_equal(getattr(A, name)[n], rows[int(A.node_hash[n])][name])
+                                                for name in fields)]
+    assert moved == []
+    kept = [n for n in range(count) if A.node_flags[n] & LEGAL]
+    assert len(kept) > 10
+    for node in kept:
+        node_state = nogo.state_from_words(A.node_words[node])
+        assert _kept_legal_codes(A, node) == sorted(c for r in range(2) for c in nogo.legal_codes(node_state, r))
+    search.search(2000)
+    assert search.best_move() in nogo.legal_moves(state, 0)
 
 
 def test_the_batch_grows_with_the_tree(nogo):

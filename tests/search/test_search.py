@@ -17,8 +17,9 @@ from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search import mcps
 from ggp_agent.search.arena import (
-    C_CODES, C_FULL, C_NODES, C_ROOT, Capacity, arena_bytes, new_arena, plan_capacity,
+    C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, Capacity, arena_bytes, new_arena, plan_capacity,
 )
+from ggp_agent.search.root import root_child
 from ggp_agent.search.tree_search import TreeSearch, make_tree_search
 from ggp_agent.search.params import SearchParams
 from ggp_agent.search.warmup import all_kernels
@@ -314,6 +315,29 @@ def test_garbage_collection_keeps_what_the_root_reaches(tictactoe):
     # the collected tree is consistent: searching on and asking for moves works
     search.search(2000)
     assert search.best_move() in machine.legal_moves(state, 0) or _mover(machine, state) != 0
+
+
+def test_a_root_that_does_not_offer_our_legal_moves_is_replaced(tictactoe, caplog):
+    """A tree whose new root lists moves other than our legal ones (a
+    corrupted node) is not trusted: the search starts afresh at the state and
+    says so, instead of proposing a move that is not legal."""
+    machine = tictactoe
+    state = machine.initial_state()
+    search = _search(machine, 0, state)
+    search.search(3000)
+    A = search.arena
+    joint = _joint(machine, state, 0, machine.legal_moves(state, 0)[0])
+    codes = np.asarray([search._runner.code_of(r, m) for r, m in enumerate(joint)], dtype=np.int32)
+    child = int(root_child(A, codes))
+    assert child >= 0 and A.node_flags[child] & EXPANDED
+    ours = int(A.node_edges[child, 0])
+    A.edge_code[ours] = codes[0]  # our only move there (noop) now reads as a mark
+    state = machine.next_state(state, joint)
+    with caplog.at_level("ERROR"):
+        search.advance(joint, state, legal_moves=tuple(machine.legal_moves(state, 0)))
+    assert "starting a fresh tree" in caplog.text
+    search.search(500)
+    assert search.best_move() in machine.legal_moves(state, 0)
 
 
 SIMULTANEOUS = """

@@ -33,7 +33,7 @@ from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .arena import C_INTERRUPT, C_ROOT, Arena
 from .lane_search import forget_inflight, free_tree, keep_legal, lane_search, take_tree
-from .lane_slots import S_INFLIGHT, new_slots
+from .lane_slots import S_COLLISIONS, S_INFLIGHT, new_slots
 from .params import SearchParams
 from .runners import PropnetRunner, make_runner
 from .tree import root_done
@@ -86,6 +86,10 @@ class LaneRunner(PropnetRunner):
 
     def forget_inflight(self, A: Arena) -> None:
         forget_inflight(A, self.slots)
+
+    def collisions(self) -> int:
+        """Descents that chose an edge whose child another lane was computing, since the search began."""
+        return int(self.slots.counters[S_COLLISIONS])
 
     def run(self, A: Arena, P: np.ndarray, n: int) -> int:
         """Up to n iterations; the batch is decided again as the tree grows

@@ -79,7 +79,7 @@ class RootParallelSearch(Search):
         merged = dict(figures[0])
         merged["parallel"] = "root"
         for key in ("iterations", "playouts", "iterations_per_s", "total_iterations", "nodes", "node_capacity",
-                    "memory_mb", "pool_full", "errors", "collections"):
+                    "memory_mb", "pool_full", "errors", "collections", "lane_collisions"):
             merged[key] = sum(f.get(key, 0) or 0 for f in figures)
         merged["threads"] = len(figures)
         move = self._merged_move()

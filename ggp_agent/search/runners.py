@@ -112,6 +112,10 @@ class PropnetRunner:
     def think_until(self, deadline: Optional[float]) -> None:
         """When the move will be asked for: this runner has no use for it."""
 
+    def collisions(self) -> int:
+        """Descents that met an edge whose child another lane computes: none one leaf at a time."""
+        return 0
+
 
 class _Held(Exception):
     """The player asked for the engine: drop the iteration in progress."""
@@ -222,6 +226,10 @@ class MachineRunner:
 
     def think_until(self, deadline: Optional[float]) -> None:
         """When the move will be asked for: no use for it over Prolog."""
+
+    def collisions(self) -> int:
+        """No lanes over Prolog: no colliding descents."""
+        return 0
 
     def after_collection(self, A: Arena, kept: int) -> None:
         """Renumber the Python-side states as the collection renumbered the nodes."""

@@ -496,6 +496,7 @@ class TreeSearch(Search):
             "frozen": int(c[C_FREEZES]),
             "pool_full": int(c[C_FULL]),
             "collections": self._collections,
+            "lane_collisions": sum(each.collisions() for each in self._runners()),
             "memory_mb": round(arena_bytes(A) / 2**20, 1),
             "errors": self._errors,
         }

@@ -190,6 +190,20 @@ def test_a_collection_moves_every_node_field_with_its_node(nogo):
     assert search.best_move() in nogo.legal_moves(state, 0)
 
 
+def test_colliding_descents_are_counted_in_the_figures(tictactoe):
+    """Tic-tac-toe's few lines make the lanes meet edges another lane is
+    computing, and the figures say how often; one leaf at a time never does."""
+    figures = {}
+    for batch in (None, 1):
+        search = make_tree_search("mcps", tictactoe, 0, seed=1, memory_cap=32 << 20,
+                                  **({} if batch is None else {"batch": batch}))
+        search.prepare(tictactoe.initial_state())
+        search.search(3000)
+        figures[batch] = search.stats()
+    assert 0 < figures[None]["lane_collisions"] <= figures[None]["iterations"]
+    assert figures[1]["lane_collisions"] == 0
+
+
 def test_the_batch_grows_with_the_tree(nogo):
     """A fresh tree starts one leaf at a time; the lanes take over as it grows."""
     search = make_tree_search("mcps", nogo, 0, seed=3, memory_cap=32 << 20)

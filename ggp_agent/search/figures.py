@@ -19,8 +19,11 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .arena import C_ROOT, EXPANDED, Arena
-from .root import best_edge
+from .arena import (
+    C_FREEZES, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH, C_NODES, C_PROVEN, C_ROLLOUT_STEPS,
+    C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena, arena_bytes,
+)
+from .root import best_edge, depth_of_tree
 
 #: Edges with fewer visits than this are left out of the rank comparisons
 #: (their own values are mostly noise).
@@ -29,6 +32,30 @@ MIN_VISITS = 10
 
 def _popcount(words: np.ndarray) -> int:
     return int(np.unpackbits(words.view(np.uint8)).sum())
+
+
+def arena_figures(A: Arena) -> dict:
+    """What the arena's counters say about the tree: its size, depths, playout
+    length, proofs, freezes and room (the rule-independent part of `stats()`)."""
+    c = A.counters
+    iterations = int(c[C_ITERATIONS])
+    root = int(c[C_ROOT])
+    return {
+        "iterations": iterations,
+        "playouts": iterations,
+        "nodes": int(c[C_NODES]),
+        "node_capacity": int(A.node_hash.shape[0]),
+        "max_depth": int(c[C_MAX_DEPTH]),
+        "mean_leaf_depth": round(c[C_LEAF_DEPTH] / c[C_LEAVES], 2) if c[C_LEAVES] else None,
+        "mean_playout": round(c[C_ROLLOUT_STEPS] / c[C_ROLLOUTS], 2) if c[C_ROLLOUTS] else None,
+        "principal_line": int(depth_of_tree(A, 200)),
+        "root_visits": int(A.node_visits[root]),
+        "root_proven": bool(A.node_flags[root] & PROVEN),
+        "proven_nodes": int(c[C_PROVEN]),
+        "frozen": int(c[C_FREEZES]),
+        "pool_full": int(c[C_FULL]),
+        "memory_mb": round(arena_bytes(A) / 2**20, 1),
+    }
 
 
 def window_stat(A: Arena, code: int, role: int, path_codes: Sequence[int] = ()) -> tuple[int, Optional[float]]:

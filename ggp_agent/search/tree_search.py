@@ -41,16 +41,14 @@ from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
-    C_AMAF, C_EDGES, C_FREEZES, C_FULL, C_INTERRUPT, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH,
-    C_NODES, C_PERM, C_PROVEN, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena,
-    arena_bytes, new_arena, plan_capacity,
+    C_AMAF, C_EDGES, C_INTERRUPT, C_NODES, C_PERM, C_ROOT, Arena, arena_bytes, new_arena, plan_capacity,
 )
 from .codes_choice import resolve_codes
 from .collect import clear_tree, collect_garbage
-from .figures import answer_summary, root_figures
+from .figures import answer_summary, arena_figures, root_figures
 from .interface import Search
 from .params import P_SOLVER, RULES, SearchParams, tree_params
-from .root import depth_of_tree, move_decided, played_edge, root_child, root_choice_codes
+from .root import move_decided, played_edge, root_child, root_choice_codes, root_moves
 from .lane_runner import choose_runner
 from .select import role_best_goal
 from .votes import tree_votes
@@ -212,12 +210,12 @@ class TreeSearch(Search):
                 tree.set_root(A, P, child)
             else:  # no room even for the new root: start afresh now
                 self._collect(child, state)
-            if legal_moves is not None and not self._root_offers(legal_moves):
-                offered = self._root_moves() or []
+            offered = root_moves(A, self.role, runner.move_of)
+            if legal_moves is not None and offered is not None and set(offered) != set(legal_moves):
                 log.error("search %s: the root found by its %s (node %d) offers %d moves, %d of them among "
                           "our %d legal ones (e.g. %s); starting a fresh tree at the new state", self.name,
                           found_by, child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves),
-                          offered[0] if offered else None)
+                          offered[:1])
                 self._collect(-1, state)
             if A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
                     or A.counters[C_EDGES] * 2 > A.edge_code.shape[0] \
@@ -433,20 +431,6 @@ class TreeSearch(Search):
         log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
                  time.perf_counter() - began, kept, before)
 
-    def _root_offers(self, legal_moves: Sequence[Term]) -> bool:
-        """Whether the root's edges for our role are our legal moves (an
-        unexpanded root offers whatever it will be expanded with)."""
-        moves = self._root_moves()
-        return moves is None or set(moves) == set(legal_moves)
-
-    def _root_moves(self) -> Optional[list]:
-        A = self.arena
-        root = int(A.counters[C_ROOT])
-        if (int(A.node_flags[root]) & EXPANDED) == 0:
-            return None
-        lo, hi = int(A.node_edges[root, self.role]), int(A.node_edges[root, self.role + 1])
-        return [self._runner.move_of(int(A.edge_code[e])) for e in range(lo, hi)]
-
     def _votes_locked(self) -> list:
         if self.arena is None or self._our_choices == 0:
             return []
@@ -473,33 +457,18 @@ class TreeSearch(Search):
         A = self.arena
         if A is None:
             return {"rule": self.rule, "iterations": 0}
-        c = A.counters
-        iterations = int(c[C_ITERATIONS])
-        root = int(c[C_ROOT])
         figures = {
             "rule": self.rule,
             "codes": self.params.codes,
             "codes_reason": self._codes_reason,
-            "iterations": iterations,
-            "playouts": iterations,
-            "iterations_per_s": round(iterations / self._think_seconds, 1) if self._think_seconds > 0 else 0.0,
+            **arena_figures(A),
             "total_iterations": self._total_iterations,
-            "nodes": int(c[C_NODES]),
-            "node_capacity": int(A.node_hash.shape[0]),
-            "max_depth": int(c[C_MAX_DEPTH]),
-            "mean_leaf_depth": round(c[C_LEAF_DEPTH] / c[C_LEAVES], 2) if c[C_LEAVES] else None,
-            "mean_playout": round(c[C_ROLLOUT_STEPS] / c[C_ROLLOUTS], 2) if c[C_ROLLOUTS] else None,
-            "principal_line": int(depth_of_tree(A, 200)),
-            "root_visits": int(A.node_visits[root]),
-            "root_proven": bool(A.node_flags[root] & PROVEN),
-            "proven_nodes": int(c[C_PROVEN]),
-            "frozen": int(c[C_FREEZES]),
-            "pool_full": int(c[C_FULL]),
             "collections": self._collections,
             "lane_collisions": sum(each.collisions() for each in self._runners()),
-            "memory_mb": round(arena_bytes(A) / 2**20, 1),
             "errors": self._errors,
         }
+        seconds = self._think_seconds
+        figures["iterations_per_s"] = round(figures["iterations"] / seconds, 1) if seconds > 0 else 0.0
         if self._last_error:
             figures["last_error"] = self._last_error
         if self._our_choices > 0:

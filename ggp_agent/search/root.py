@@ -9,8 +9,6 @@ player may answer at once.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
-
 from ..propnet.jit import kernel
 from .arena import C_ROOT, EXPANDED, PROVEN, TERMINAL
 from .params import P_SIM, SIM_RM
@@ -164,12 +162,3 @@ def move_decided(A, role, solver):
                 return False
     return True
 
-
-def root_moves(A, role: int, move_of: Callable[[int], object]) -> Optional[list]:
-    """The moves the root offers `role` (None while it is not expanded): the
-    search checks them against the legal moves of a new root."""
-    root = int(A.counters[C_ROOT])
-    if (int(A.node_flags[root]) & EXPANDED) == 0:
-        return None
-    lo, hi = int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])
-    return [move_of(int(A.edge_code[e])) for e in range(lo, hi)]

@@ -41,14 +41,14 @@ from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
-    C_AMAF, C_EDGES, C_INTERRUPT, C_NODES, C_PERM, C_ROOT, Arena, arena_bytes, new_arena, plan_capacity,
+    C_AMAF, C_EDGES, C_INTERRUPT, C_NODES, C_PERM, C_ROOT, EXPANDED, Arena, arena_bytes, new_arena, plan_capacity,
 )
 from .codes_choice import resolve_codes
 from .collect import clear_tree, collect_garbage
 from .figures import answer_summary, arena_figures, root_figures
 from .interface import Search
 from .params import P_SOLVER, RULES, SearchParams, tree_params
-from .root import move_decided, played_edge, root_child, root_choice_codes, root_moves
+from .root import move_decided, played_edge, root_child, root_choice_codes
 from .lane_runner import choose_runner
 from .select import role_best_goal
 from .votes import tree_votes
@@ -210,8 +210,8 @@ class TreeSearch(Search):
                 tree.set_root(A, P, child)
             else:  # no room even for the new root: start afresh now
                 self._collect(child, state)
-            offered = root_moves(A, self.role, runner.move_of)
-            if legal_moves is not None and offered is not None and set(offered) != set(legal_moves):
+            offered = None if legal_moves is None else self._offered_at_root()
+            if offered is not None and set(offered) != set(legal_moves):
                 log.error("search %s: the root found by its %s (node %d) offers %d moves, %d of them among "
                           "our %d legal ones (e.g. %s); starting a fresh tree at the new state", self.name,
                           found_by, child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves),
@@ -430,6 +430,13 @@ class TreeSearch(Search):
         self._collections += 1
         log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
                  time.perf_counter() - began, kept, before)
+
+    def _offered_at_root(self) -> Optional[list]:
+        """Our moves at the root, from the edges `tree_votes` reads (None while it is unexpanded)."""
+        A = self.arena
+        if not A.node_flags[int(A.counters[C_ROOT])] & EXPANDED:
+            return None
+        return [vote.move for vote in tree_votes(A, self.role, self._runner.move_of)]
 
     def _votes_locked(self) -> list:
         if self.arena is None or self._our_choices == 0:

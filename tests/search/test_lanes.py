@@ -9,6 +9,7 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
+from ggp_agent.propnet.bits import set_bit_indices
 from ggp_agent.search.arena import C_NODES, C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.lane_runner import LaneRunner
 from ggp_agent.search.arena import PENDING
@@ -149,8 +150,8 @@ def test_nodes_made_on_the_lanes_keep_their_legal_moves(nogo):
 
 def _kept_legal_codes(A, node) -> list[int]:
     """The move codes whose bits `node` keeps in `Arena.node_legal`."""
-    return [64 * w + b for w in range(A.node_legal.shape[1]) for b in range(64)
-            if (int(A.node_legal[node, w]) >> b) & 1]
+    codes = np.empty(64 * A.node_legal.shape[1], dtype=np.int64)
+    return codes[: set_bit_indices(A.node_legal[node], codes)].tolist()
 
 
 #: Per-node fields a collection renumbers (edge offsets, table indexes); every

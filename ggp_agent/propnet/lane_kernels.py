@@ -20,6 +20,10 @@ lane kernel (`search/lane_search.py`) can drive lanes its own way:
     clear_inputs(net, lanes)              no move chosen in any lane
     choose_moves(net, lanes, rng, movers) a uniformly random legal move per role
                                           in each lane of `movers` (uint64[4])
+    prefer_moves(net, lanes, rng, movers, order, sixteenths)
+                                          after choose_moves: in a random share
+                                          of those lanes, each role's first
+                                          legal move in `order` instead
     advance_lanes(net, lanes, movers)     the moves' gates, then the next state
                                           in the lanes of `movers`
     load_lane(net, value, lane, words)    a state into one lane
@@ -198,6 +202,65 @@ def choose_moves(net, lanes, rng, movers):
                     tally[rank + p, k] ^= borrow
                     borrow = t
                     p += 1
+
+
+@kernel
+def prefer_moves(net, lanes, rng, movers, order, sixteenths):
+    """After `choose_moves`: in each lane of `movers` where a role had a choice,
+    with probability sixteenths / 16, replace that role's random move by its
+    first legal move in `order` (int32, each role's codes role_lo[r] ..
+    role_lo[r + 1] - 1 listed in that slice in the order of preference).
+
+    This is an epsilon-greedy playout policy (the search ranks moves by their
+    average reward, `search/mast.py`) kept bit-sliced: each lane draws a 4-bit
+    number, compared with `sixteenths` for 64 lanes per word operation, and
+    one pass down the ranked codes serves every lane that takes its preferred
+    move, ending when all have one.
+    """
+    value = lanes.value
+    masks = net.masks
+    legal_lit = net.legal_lit
+    base = 1 + net.n_fluents
+    todo = lanes.done  # choose_moves' scratch, free again after it
+    for r in range(net.n_roles):
+        lo = net.role_lo[r]
+        hi = net.role_lo[r + 1]
+        left = 0
+        for k in range(WORDS):
+            below = ALL_ONES if sixteenths >= 16 else ZERO
+            same = ZERO if sixteenths >= 16 else ALL_ONES
+            for p in range(3, -1, -1):
+                x = rand_word(rng)
+                t = ALL_ONES if (sixteenths >> p) & 1 else ZERO
+                below |= same & ~x & t
+                same &= ~(x ^ t)
+            todo[k] = movers[k] & below & ~lanes.role_forced[r, k] & ~lanes.role_stuck[r, k]
+            if todo[k] != ZERO:
+                left += 1
+        i = lo
+        while left > 0 and i < hi:
+            c = order[i]
+            i += 1
+            lit = legal_lit[c]
+            node = lit >> 1
+            m = masks[lit & 1]
+            for k in range(WORDS):
+                if todo[k] == ZERO:
+                    continue
+                x = (value[node, k] ^ m) & todo[k]
+                if x == ZERO:
+                    continue
+                w = x
+                while w != ZERO:
+                    b = lowest_bit_index(w)
+                    w &= w - ONE
+                    lane = k * 64 + b
+                    value[base + lanes.role_choice[r, lane], k] &= ~(ONE << np.uint64(b))
+                    lanes.role_choice[r, lane] = c
+                value[base + c, k] |= x
+                todo[k] &= ~x
+                if todo[k] == ZERO:
+                    left -= 1
 
 
 @kernel

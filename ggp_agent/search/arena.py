@@ -121,6 +121,10 @@ class Arena(NamedTuple):
     perm_q: np.ndarray       # float32[P, C]
     perm_owner: np.ndarray   # int32[P]
     code_role: np.ndarray    # int32[C]
+    mast_n: np.ndarray       # float64[C]: playouts with a choice of move code c (`mast.py`)
+    mast_w: np.ndarray       # float64[C]: their rewards for c's role
+    mast_order: np.ndarray   # int32[C]: each role's move codes, best average first
+    mast_key: np.ndarray     # float64[C], scratch: the averages mast_order was sorted by
     win_bits: np.ndarray     # uint64[C, WW]
     win_valid: np.ndarray    # uint64[WW]
     win_planes: np.ndarray   # uint64[K, WW]
@@ -321,6 +325,8 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "amaf_n": ((a, c), np.int32), "amaf_w": ((a, c), np.float64), "amaf_owner": ((a,), np.int32),
         "perm_n": ((p, c), np.int32), "perm_q": ((p, c), np.float32), "perm_owner": ((p,), np.int32),
         "code_role": ((c,), np.int32),
+        "mast_n": ((c,), np.float64), "mast_w": ((c,), np.float64), "mast_order": ((c,), np.int32),
+        "mast_key": ((c,), np.float64),
         "win_bits": ((c, ww), np.uint64), "win_valid": ((ww,), np.uint64), "win_planes": ((k, ww), np.uint64),
         "win_scratch": ((ww,), np.uint64), "win_index": ((ww,), np.int32),
         "plane_lo": ((r + 1,), np.int32), "plane_kind": ((k,), np.int32), "plane_param": ((k,), np.int32),

@@ -41,10 +41,11 @@ import numpy as np
 from ..propnet.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
 from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ..propnet.lane_gates import LANES, WORDS, lane_forward
-from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane
+from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
 from ..propnet.state_kernels import legal_codes, load_state
 from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
-from .params import P_CODES, P_MAX_ROLLOUT
+from .mast import PLAYOUT_MAST, mast_rank
+from .params import P_CODES, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT
 from .lane_effects import keep_before, record_effects
 from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
 from .table import choosers, find_child, learn_effect, set_terminal, words_check
@@ -294,8 +295,12 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     effects = P[P_CODES] != 0.0
     n_dynamic = set_bit_indices(A.dynamic, S.dynamic) if effects else 0
     n_effect_lanes = 0
+    mast = P[P_PLAYOUT] == PLAYOUT_MAST
+    greedy = int(round((1.0 - P[P_MAST_EPSILON]) * 16.0))
     if shared:
         take_tree(A)
+    if mast:
+        mast_rank(A, net.role_lo, rng)
     for lane in range(LANES):
         if S.phase[lane] != IDLE:
             _virtual_loss(A, S, lane, 1)
@@ -346,6 +351,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 movers[lane >> 6] |= ONE << np.uint64(lane & 63)
         clear_inputs(net, lanes)
         choose_moves(net, lanes, rng, movers)
+        if mast and greedy > 0:
+            prefer_moves(net, lanes, rng, movers, A.mast_order, greedy)
         for k in range(WORDS):
             w = movers[k]
             while w != ZERO:

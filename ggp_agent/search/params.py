@@ -18,6 +18,7 @@ from typing import Mapping, Optional
 import numpy as np
 
 from .ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
+from .mast import PLAYOUTS
 from .settings import with_options
 
 RULE_UCT = 0
@@ -49,7 +50,9 @@ P_PRIOR_BIAS = 13
 P_SIM = 14
 P_RM_GAMMA = 15
 P_AMAF_OWN = 16
-N_PARAMS = 17
+P_PLAYOUT = 17
+P_MAST_EPSILON = 18
+N_PARAMS = 19
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -121,6 +124,11 @@ class SearchParams:
       rule (decoupled, as CadiaPlayer does), or "rm", regret matching
       (`regret.py`), whose average strategy is sampled for the move played.
     - `rm_gamma`: regret matching's share of uniform exploration.
+    - `playout`: the playout policy on the lanes. "random": a uniformly random
+      legal move per role and step. "mast": epsilon-greedy on each move's
+      average reward over the search's playouts so far (`mast.py`).
+    - `mast_epsilon`: under "mast", the share of moves still drawn at random
+      (the kernel works in sixteenths).
     """
 
     rule: str = "mcps"
@@ -141,6 +149,8 @@ class SearchParams:
     root_window: str = "restrict"
     sim: str = "ducb"
     rm_gamma: float = 0.1
+    playout: str = "random"
+    mast_epsilon: float = 0.4
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -157,6 +167,10 @@ class SearchParams:
             raise ValueError(f"unknown sim {self.sim!r}; known: {', '.join(SIMULTANEOUS_RULES)}")
         if not 0.0 < self.rm_gamma <= 1.0:
             raise ValueError(f"rm_gamma {self.rm_gamma} out of range (0, 1]")
+        if self.playout not in PLAYOUTS:
+            raise ValueError(f"unknown playout {self.playout!r}; known: {', '.join(PLAYOUTS)}")
+        if not 0.0 <= self.mast_epsilon <= 1.0:
+            raise ValueError(f"mast_epsilon {self.mast_epsilon} out of range [0, 1]")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
 
@@ -180,6 +194,8 @@ class SearchParams:
         packed[P_PRIOR_BIAS] = self.prior_bias
         packed[P_SIM] = SIMULTANEOUS_RULES[self.sim]
         packed[P_RM_GAMMA] = self.rm_gamma
+        packed[P_PLAYOUT] = PLAYOUTS[self.playout]
+        packed[P_MAST_EPSILON] = self.mast_epsilon
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

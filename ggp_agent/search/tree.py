@@ -32,8 +32,10 @@ from .arena import (
     C_AMAF, C_AMAF_REF, C_CODES, C_EDGES, C_FORCE_EDGE, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES,
     C_MAX_DEPTH, C_PATH, C_PERM_REF, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, C_STAMP, EXPANDED, PROVEN, TERMINAL,
 )
+from .mast import PLAYOUT_MAST, mast_record
 from .mcps import freeze, record_playout
-from .params import P_AMAF_ALLOC, P_MAX_DEPTH, P_RHO, P_RULE, P_SIM, P_SOLVER, RULE_MCPS, RULE_UCT, SIM_RM
+from .params import (P_AMAF_ALLOC, P_MAX_DEPTH, P_PLAYOUT, P_RHO, P_RULE, P_SIM, P_SOLVER, RULE_MCPS, RULE_UCT,
+                     SIM_RM)
 from .regret import regret_backup
 from .select import choose_edge
 from .solver import try_prove
@@ -220,6 +222,8 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
             A.edge_w[e] += A.reward[r]
     if P[P_SIM] == SIM_RM:
         regret_backup(A, P, steps)
+    if P[P_PLAYOUT] == PLAYOUT_MAST:
+        mast_record(A, n_rollout, steps)
     if rule != RULE_UCT:
         # AMAF: node k gets every distinct code played from step k on (first
         # occurrence), scored for the code's role. Built from the end backwards.

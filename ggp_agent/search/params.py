@@ -52,7 +52,8 @@ P_RM_GAMMA = 15
 P_AMAF_OWN = 16
 P_PLAYOUT = 17
 P_MAST_EPSILON = 18
-N_PARAMS = 19
+P_ROOT_EXPLORE = 19
+N_PARAMS = 20
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -127,6 +128,10 @@ class SearchParams:
     - `playout`: the playout policy on the lanes. "random": a uniformly random
       legal move per role and step. "mast": epsilon-greedy on each move's
       average reward over the search's playouts so far (`mast.py`).
+    - `root_explore`: an exploration term root_explore·sqrt(ln N / (n + 1))
+      added to the GRAVE and MCPS values at the root only (0: none). The
+      move played is chosen among the root's edges, where breadth matters;
+      below, the rules keep their focus.
     - `mast_epsilon`: under "mast", the share of moves still drawn at random
       (the kernel works in sixteenths).
     """
@@ -151,6 +156,7 @@ class SearchParams:
     rm_gamma: float = 0.1
     playout: str = "random"
     mast_epsilon: float = 0.4
+    root_explore: float = 0.0
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -161,7 +167,7 @@ class SearchParams:
             raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
         if self.root_window not in ROOT_WINDOWS:
             raise ValueError(f"unknown root_window {self.root_window!r}; known: {', '.join(ROOT_WINDOWS)}")
-        if min(self.amaf, self.perm, self.explore, self.prior_bias) < 0:
+        if min(self.amaf, self.perm, self.explore, self.prior_bias, self.root_explore) < 0:
             raise ValueError(f"search weights must not be negative: {self}")
         if self.sim not in SIMULTANEOUS_RULES:
             raise ValueError(f"unknown sim {self.sim!r}; known: {', '.join(SIMULTANEOUS_RULES)}")
@@ -196,6 +202,7 @@ class SearchParams:
         packed[P_RM_GAMMA] = self.rm_gamma
         packed[P_PLAYOUT] = PLAYOUTS[self.playout]
         packed[P_MAST_EPSILON] = self.mast_epsilon
+        packed[P_ROOT_EXPLORE] = self.root_explore
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

@@ -41,10 +41,10 @@ import math
 import numpy as np
 
 from ..propnet.bits import rand_below
-from .arena import C_CHANCE, PENDING, PROVEN
+from .arena import C_CHANCE, C_ROOT, PENDING, PROVEN
 from ..propnet.jit import kernel
 from .params import (
-    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
+    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_ROOT_EXPLORE, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
 )
 from .regret import regret_choose, simultaneous
 
@@ -158,6 +158,8 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     visits = A.node_visits[node]
     log_visits = math.log(visits) if visits > 1 else 0.0
     best_goal = role_best_goal(A, role) if solver_here else 0
+    root_c = P[P_ROOT_EXPLORE]
+    at_root = rule != RULE_UCT and root_c > 0.0 and node == A.counters[C_ROOT]
     start = rand_below(rng, count)
     best = -1
     best_value = -INFINITY
@@ -180,6 +182,8 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
                     fallback = e
                 continue
         value = edge_value(A, P, rule, e, log_visits, amaf_table, perm_table)
+        if at_root and value < INFINITY:
+            value += root_c * math.sqrt(log_visits / (A.edge_n[e] + 1))
         if value > best_value:
             best_value = value
             best = e

@@ -191,3 +191,32 @@ def test_auto_codes_over_prolog_are_move_codes():
         assert search.params.codes == "moves"
     finally:
         machine.close()
+
+
+def test_root_exploration_widens_the_root_and_nothing_below(tictactoe):
+    """root_explore adds a UCB term at the root only: large, it sends the next
+    descent to the root's least visited edge; below the root the choice is
+    the rule's own."""
+    from dataclasses import replace
+
+    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.search.arena import C_ROOT
+    from ggp_agent.search.select import choose_edge
+
+    search = make_tree_search("mcps", tictactoe, 0, seed=5, memory_cap=32 << 20)
+    search.prepare(tictactoe.initial_state())
+    search.search(400)
+    search._runner.forget_inflight(search.arena)
+    A = search.arena
+    plain = search.params.pack()
+    wide = replace(search.params, root_explore=100.0).pack()
+    root = int(A.counters[C_ROOT])
+    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    visits = A.edge_n[lo:hi]
+    assert visits.max() > 3 * visits.min()  # MCPS alone has favourites
+    least = set(lo + np.flatnonzero(visits == visits.min()))
+    assert int(choose_edge(A, wide, root, 0, root, -1, new_rng(1), True)) in least
+    assert int(choose_edge(A, plain, root, 0, root, -1, new_rng(1), True)) not in least
+    child = int(A.edge_child[lo + int(np.argmax(visits))])
+    below = [int(choose_edge(A, p, child, 1, root, -1, new_rng(2), True)) for p in (plain, wide)]
+    assert below[0] == below[1]

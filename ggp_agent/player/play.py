@@ -316,6 +316,8 @@ class TurnTaker:
                       "replying nil", match.match_id)
             return None, ReplySource.NONE, {}
         if not match.link.current:
+            log.warning("match=%s: the search has not taken the new state yet; a random legal move plays",
+                        match.match_id)
             return following.fallback, ReplySource.FALLBACK, {}
         patience = max(0.01, min(0.25, (hard_limit - time.monotonic()) / 2))
         try:
@@ -327,6 +329,8 @@ class TurnTaker:
             log.error("match=%s: the search failed to name a move (%s)", match.match_id, error)
             return following.fallback, ReplySource.FALLBACK, {}
         if move is None:
+            log.warning("match=%s: the search has no move yet (%s iterations); a random legal move plays",
+                        match.match_id, stats.get("iterations", "no"))
             return following.fallback, ReplySource.FALLBACK, stats
         if move not in legal:
             log.error("match=%s: the search proposed %s, which is not legal", match.match_id, move)

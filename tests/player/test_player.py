@@ -85,6 +85,16 @@ class HangingSearch(LyingSearch):
         self.release.set()
 
 
+class EmptySearch(LyingSearch):
+    """Has not finished an iteration when the move is asked for (a slow engine)."""
+
+    def best_move(self):
+        return None
+
+    def stats(self):
+        return {"rule": "empty", "iterations": 0}
+
+
 class NoStartSearch(LyingSearch):
     def start(self, state, legal_moves=None):
         raise RuntimeError("cannot start")
@@ -124,6 +134,15 @@ def test_player_record_says_where_each_move_came_from(tmp_path):
     assert mine.moves == record.moves
     sources = {turn["source"] for turn in mine.extra["turns"]}
     assert sources <= {"fallback", "forced"} and "fallback" in sources
+
+
+def test_a_search_without_a_move_says_so_and_a_legal_move_plays(caplog):
+    """A search with no answer yet (over Prolog, no iteration finished by the
+    deadline) is replaced by a random legal move, and the log says why."""
+    with caplog.at_level(logging.WARNING, logger="ggp_agent"):
+        record, _ = asyncio.run(match_against_random(EmptySearch))
+    assert record.is_completed and record.error_count() == 0, record.error_details
+    assert "the search has no move yet (0 iterations); a random legal move plays" in caplog.text
 
 
 def test_compile_slower_than_the_start_clock():

@@ -53,7 +53,8 @@ P_AMAF_OWN = 16
 P_PLAYOUT = 17
 P_MAST_EPSILON = 18
 P_ROOT_EXPLORE = 19
-N_PARAMS = 20
+P_AMAF_HORIZON = 20
+N_PARAMS = 21
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -132,6 +133,10 @@ class SearchParams:
       added to the GRAVE and MCPS values at the root only (0: none). The
       move played is chosen among the root's edges, where breadth matters;
       below, the rules keep their focus.
+    - `amaf_horizon`: a node's AMAF table takes the codes played within this
+      many joint moves after it (0: all of them to the end of the playout, as
+      published): a move's prior then speaks of what it does soon, not of the
+      move at any time in the game (a capture now, not a capture some day).
     - `mast_epsilon`: under "mast", the share of moves still drawn at random
       (the kernel works in sixteenths).
     """
@@ -157,11 +162,12 @@ class SearchParams:
     playout: str = "random"
     mast_epsilon: float = 0.4
     root_explore: float = 0.0
+    amaf_horizon: int = 0
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
             raise ValueError(f"unknown search rule {self.rule!r}; known: {', '.join(RULES)}")
-        if self.rho < 1 or self.amaf_alloc < 0 or self.window < 64 or self.max_rollout < 1:
+        if self.rho < 1 or self.amaf_alloc < 0 or self.amaf_horizon < 0 or self.window < 64 or self.max_rollout < 1:
             raise ValueError(f"search settings out of range: {self}")
         if self.codes not in CODES:
             raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
@@ -203,6 +209,7 @@ class SearchParams:
         packed[P_PLAYOUT] = PLAYOUTS[self.playout]
         packed[P_MAST_EPSILON] = self.mast_epsilon
         packed[P_ROOT_EXPLORE] = self.root_explore
+        packed[P_AMAF_HORIZON] = self.amaf_horizon
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

@@ -34,8 +34,8 @@ from .arena import (
 )
 from .mast import PLAYOUT_MAST, mast_record
 from .mcps import freeze, record_playout
-from .params import (P_AMAF_ALLOC, P_MAX_DEPTH, P_PLAYOUT, P_RHO, P_RULE, P_SIM, P_SOLVER, RULE_MCPS, RULE_UCT,
-                     SIM_RM)
+from .params import (P_AMAF_ALLOC, P_AMAF_HORIZON, P_MAX_DEPTH, P_PLAYOUT, P_RHO, P_RULE, P_SIM, P_SOLVER,
+                     RULE_MCPS, RULE_UCT, SIM_RM)
 from .regret import regret_backup
 from .select import choose_edge
 from .solver import try_prove
@@ -198,6 +198,33 @@ def attach_child(A, h, check, words):
 
 
 @kernel
+def _amaf_within(A, n_rollout, steps, length, horizon, n_codes):
+    """AMAF with a horizon (`SearchParams.amaf_horizon`): node k gets the
+    distinct codes played at steps k .. k + horizon - 1 only (the tree path,
+    then the rollout), so that a move's prior speaks of its effect soon after
+    the node rather than at any time in the game."""
+    roles = A.node_edges.shape[1] - 1
+    total = steps + n_rollout
+    for k in range(length):
+        t = A.node_amaf[A.path_node[k]]
+        if t < 0:
+            continue
+        A.counters[C_STAMP] += 1
+        stamp = A.counters[C_STAMP]
+        seen = 0
+        for step in range(k, min(k + horizon, total)):
+            for r in range(roles):
+                c = A.path_code[step, r] if step < steps else A.rollout[step - steps, r]
+                seen = note_code(A.stamp, A.seen, c, n_codes, stamp, seen)
+        for i in range(seen):
+            c = A.seen[i]
+            A.amaf_n[t, c] += 1
+            role = A.code_role[c]
+            if role >= 0:
+                A.amaf_w[t, c] += A.reward[role]
+
+
+@kernel
 def backup(A, P, n_rollout, chosen_last, leaf_depth):
     """Back the playout up the path: A.goals (0..100 per role) is its outcome,
     A.rollout[:n_rollout] its random part; `chosen_last` is 1 when the path's
@@ -228,6 +255,9 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
         # AMAF: node k gets every distinct code played from step k on (first
         # occurrence), scored for the code's role. Built from the end backwards.
         n_codes = min(A.counters[C_CODES], A.amaf_n.shape[1])
+        horizon = int(P[P_AMAF_HORIZON])
+        if horizon > 0:
+            _amaf_within(A, n_rollout, steps, length, horizon, n_codes)
         A.counters[C_STAMP] += 1
         stamp = A.counters[C_STAMP]
         seen = 0
@@ -238,7 +268,7 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
             if k < steps:
                 for r in range(roles):
                     seen = note_code(A.stamp, A.seen, A.path_code[k, r], n_codes, stamp, seen)
-            if k < length:
+            if k < length and horizon == 0:
                 t = A.node_amaf[A.path_node[k]]
                 if t >= 0:
                     for i in range(seen):

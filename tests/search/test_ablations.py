@@ -1,6 +1,6 @@
 """The MCPS ablation constants, the diagnostic figures and the choice of codes.
 
-The constants (`amaf`, `perm`, `explore`, `prior_bias`, `root_window`) change
+The constants (`amaf`, `perm`, `explore`, `prior_bias`, `root_window`, `root_explore`, `amaf_horizon`) change
 the MCPS value only as documented in `SearchParams`: these tests pin the value
 to its formula, GRAVE's weight included, and check the window modes and the
 figures on a real search; codes=auto must pick what the effects predict.
@@ -220,3 +220,27 @@ def test_root_exploration_widens_the_root_and_nothing_below(tictactoe):
     child = int(A.edge_child[lo + int(np.argmax(visits))])
     below = [int(choose_edge(A, p, child, 1, root, -1, new_rng(2), True)) for p in (plain, wide)]
     assert below[0] == below[1]
+
+
+def test_an_amaf_horizon_keeps_only_the_codes_played_soon_after_the_node(tictactoe):
+    """amaf_horizon=1: the root's AMAF table holds only the first move of each
+    iteration (xplayer's marks, once per iteration); the default holds the
+    replies too."""
+    from ggp_agent.search.arena import C_ROOT
+
+    def root_table(options):
+        search = make_tree_search("mcps", tictactoe, 0, seed=3, memory_cap=32 << 20, options=options)
+        search.prepare(tictactoe.initial_state())
+        search.search(600)
+        search._runner.forget_inflight(search.arena)
+        A = search.arena
+        root = int(A.counters[C_ROOT])
+        return A, root, A.amaf_n[A.node_amaf[root]]
+
+    A, root, counts = root_table({"amaf_horizon": 1})
+    counted_roles = {int(A.code_role[c]) for c in np.flatnonzero(counts)}
+    assert counted_roles == {0}
+    assert 0 < counts.sum() <= A.node_visits[root]
+    A, root, counts = root_table({})
+    assert {int(A.code_role[c]) for c in np.flatnonzero(counts)} == {0, 1}
+    assert counts.sum() > 2 * A.node_visits[root]

@@ -54,7 +54,8 @@ P_PLAYOUT = 17
 P_MAST_EPSILON = 18
 P_ROOT_EXPLORE = 19
 P_AMAF_HORIZON = 20
-N_PARAMS = 21
+P_ROOT_PRIOR_BIAS = 21
+N_PARAMS = 22
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -133,6 +134,8 @@ class SearchParams:
       added to the GRAVE and MCPS values at the root only (0: none). The
       move played is chosen among the root's edges, where breadth matters;
       below, the rules keep their focus.
+    - `root_prior_bias`: `prior_bias` at the root only (0: the root takes
+      `prior_bias` as every node does).
     - `amaf_horizon`: a node's AMAF table takes the codes played within this
       many joint moves after it (0: all of them to the end of the playout, as
       published): a move's prior then speaks of what it does soon, not of the
@@ -162,6 +165,7 @@ class SearchParams:
     playout: str = "random"
     mast_epsilon: float = 0.4
     root_explore: float = 0.0
+    root_prior_bias: float = 0.0
     amaf_horizon: int = 0
 
     def __post_init__(self) -> None:
@@ -173,7 +177,8 @@ class SearchParams:
             raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
         if self.root_window not in ROOT_WINDOWS:
             raise ValueError(f"unknown root_window {self.root_window!r}; known: {', '.join(ROOT_WINDOWS)}")
-        if min(self.amaf, self.perm, self.explore, self.prior_bias, self.root_explore) < 0:
+        if min(self.amaf, self.perm, self.explore, self.prior_bias, self.root_explore,
+               self.root_prior_bias) < 0:
             raise ValueError(f"search weights must not be negative: {self}")
         if self.sim not in SIMULTANEOUS_RULES:
             raise ValueError(f"unknown sim {self.sim!r}; known: {', '.join(SIMULTANEOUS_RULES)}")
@@ -210,6 +215,7 @@ class SearchParams:
         packed[P_MAST_EPSILON] = self.mast_epsilon
         packed[P_ROOT_EXPLORE] = self.root_explore
         packed[P_AMAF_HORIZON] = self.amaf_horizon
+        packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

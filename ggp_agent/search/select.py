@@ -44,7 +44,8 @@ from ..propnet.bits import rand_below
 from .arena import C_CHANCE, C_ROOT, PENDING, PROVEN
 from ..propnet.jit import kernel
 from .params import (
-    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_ROOT_EXPLORE, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
+    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_ROOT_EXPLORE, P_ROOT_PRIOR_BIAS,
+    P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
 )
 from .regret import regret_choose, simultaneous
 
@@ -63,8 +64,9 @@ def role_best_goal(A, role):
 
 
 @kernel
-def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table):
-    """The value of edge e under `rule` (INFINITY: try it first)."""
+def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table, prior_bias):
+    """The value of edge e under `rule` (INFINITY: try it first); MCPS's
+    priors shrunk by `prior_bias` (see `mcps_value`)."""
     n = A.edge_n[e]
     w = A.edge_w[e]
     if rule == RULE_UCT:
@@ -99,15 +101,15 @@ def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table):
             return INFINITY
     elif n == 0 and (n_perm == 0 or P[P_PERM_WEIGHT] == 0.0):
         return INFINITY
-    return mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm) + exploration(P, n, log_visits)
+    return mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias) + exploration(P, n, log_visits)
 
 
 @kernel
-def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm):
+def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias):
     """(n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0, with the prior counts
     ñ and n̂ weighted (`amaf`, `perm`) and shrunk to ñ / (1 + prior_bias·ñ)
-    (`SearchParams.prior_bias`: a prior is then worth at most 1 / prior_bias
-    playouts of the edge itself), without the edge's own n playouts and w
+    (`SearchParams.prior_bias`, or `root_prior_bias` at the root: a prior is
+    then worth at most 1 / prior_bias playouts of the edge itself), without the edge's own n playouts and w
     rewards when `amaf_own` is off."""
     if P[P_AMAF_OWN] == 0.0:
         n_amaf = max(n_amaf - n, 0)
@@ -115,11 +117,11 @@ def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm):
     a = n_amaf * P[P_AMAF_WEIGHT]
     a_w = w_amaf * P[P_AMAF_WEIGHT]
     b = n_perm * P[P_PERM_WEIGHT]
-    if P[P_PRIOR_BIAS] > 0.0:
-        shrink = 1.0 / (1.0 + P[P_PRIOR_BIAS] * a)
+    if prior_bias > 0.0:
+        shrink = 1.0 / (1.0 + prior_bias * a)
         a *= shrink
         a_w *= shrink
-        b = b / (1.0 + P[P_PRIOR_BIAS] * b)
+        b = b / (1.0 + prior_bias * b)
     q = w / n if n > 0 else 1.0
     total = n + a + b
     if total <= 0.0:
@@ -158,8 +160,9 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     visits = A.node_visits[node]
     log_visits = math.log(visits) if visits > 1 else 0.0
     best_goal = role_best_goal(A, role) if solver_here else 0
-    root_c = P[P_ROOT_EXPLORE]
-    at_root = rule != RULE_UCT and root_c > 0.0 and node == A.counters[C_ROOT]
+    at_root = rule != RULE_UCT and node == A.counters[C_ROOT]
+    root_c = P[P_ROOT_EXPLORE] if at_root else 0.0
+    prior_bias = P[P_ROOT_PRIOR_BIAS] if at_root and P[P_ROOT_PRIOR_BIAS] > 0.0 else P[P_PRIOR_BIAS]
     start = rand_below(rng, count)
     best = -1
     best_value = -INFINITY
@@ -181,8 +184,8 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
                     fallback_goal = g
                     fallback = e
                 continue
-        value = edge_value(A, P, rule, e, log_visits, amaf_table, perm_table)
-        if at_root and value < INFINITY:
+        value = edge_value(A, P, rule, e, log_visits, amaf_table, perm_table, prior_bias)
+        if root_c > 0.0 and value < INFINITY:
             value += root_c * math.sqrt(log_visits / (A.edge_n[e] + 1))
         if value > best_value:
             best_value = value

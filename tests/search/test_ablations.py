@@ -29,7 +29,7 @@ pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 
 def _value(params: SearchParams, n, w, n_amaf, w_amaf, n_perm, q_perm) -> float:
-    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm))
+    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm, params.prior_bias))
 
 
 def test_the_default_value_is_the_papers_formula():

@@ -244,3 +244,34 @@ def test_an_amaf_horizon_keeps_only_the_codes_played_soon_after_the_node(tictact
     A, root, counts = root_table({})
     assert {int(A.code_role[c]) for c in np.flatnonzero(counts)} == {0, 1}
     assert counts.sum() > 2 * A.node_visits[root]
+
+
+def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
+    """root_prior_bias huge: the root's priors are worth nothing, so the root
+    takes the edge with the best mean of its own playouts; below the root the
+    choice is the rule's own."""
+    from dataclasses import replace
+
+    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.search.arena import C_ROOT
+    from ggp_agent.search.select import choose_edge
+
+    search = make_tree_search("mcps", tictactoe, 0, seed=6, memory_cap=32 << 20)
+    search.prepare(tictactoe.initial_state())
+    search.search(400)
+    search._runner.forget_inflight(search.arena)
+    A = search.arena
+    plain = search.params.pack()
+    capped = replace(search.params, root_prior_bias=1e9).pack()
+    root = int(A.counters[C_ROOT])
+    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    visited = [e for e in range(lo, hi) if A.edge_n[e] > 0]
+    means = np.array([A.edge_w[e] / A.edge_n[e] for e in visited])
+    best = {visited[i] for i in np.flatnonzero(np.isclose(means, means.max()))}
+    chosen = int(choose_edge(A, capped, root, 0, root, -1, new_rng(1), True))
+    # an edge never played is priced by its prior alone: it may go first
+    assert chosen in best or A.edge_n[chosen] == 0
+    assert int(choose_edge(A, plain, root, 0, root, -1, new_rng(1), True)) not in best
+    child = int(A.edge_child[lo + int(np.argmax(A.edge_n[lo:hi]))])
+    below = [int(choose_edge(A, p, child, 1, root, -1, new_rng(2), True)) for p in (plain, capped)]
+    assert below[0] == below[1]

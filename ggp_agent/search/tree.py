@@ -216,12 +216,18 @@ def _amaf_within(A, n_rollout, steps, length, horizon, n_codes):
             for r in range(roles):
                 c = A.path_code[step, r] if step < steps else A.rollout[step - steps, r]
                 seen = note_code(A.stamp, A.seen, c, n_codes, stamp, seen)
-        for i in range(seen):
-            c = A.seen[i]
-            A.amaf_n[t, c] += 1
-            role = A.code_role[c]
-            if role >= 0:
-                A.amaf_w[t, c] += A.reward[role]
+        _amaf_add(A, t, seen)
+
+
+@kernel
+def _amaf_add(A, t, seen):
+    """AMAF table t counts the codes A.seen[:seen], each scored for its role."""
+    for i in range(seen):
+        c = A.seen[i]
+        A.amaf_n[t, c] += 1
+        role = A.code_role[c]
+        if role >= 0:
+            A.amaf_w[t, c] += A.reward[role]
 
 
 @kernel
@@ -271,12 +277,7 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
             if k < length and horizon == 0:
                 t = A.node_amaf[A.path_node[k]]
                 if t >= 0:
-                    for i in range(seen):
-                        c = A.seen[i]
-                        A.amaf_n[t, c] += 1
-                        role = A.code_role[c]
-                        if role >= 0:
-                            A.amaf_w[t, c] += A.reward[role]
+                    _amaf_add(A, t, seen)
         if rule == RULE_MCPS:
             record_playout(A, P, seen, A.goals)
     A.counters[C_ITERATIONS] += 1

@@ -16,7 +16,7 @@ import pytest
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search import mcps
-from ggp_agent.search.arena import Capacity, new_arena
+from ggp_agent.search.arena import C_ROOT, Capacity, new_arena
 from ggp_agent.search.tree_search import make_tree_search
 from ggp_agent.search.figures import discordance, window_stat
 from ggp_agent.search.params import SearchParams
@@ -193,6 +193,18 @@ def test_auto_codes_over_prolog_are_move_codes():
         machine.close()
 
 
+def _grown_root(machine, seed):
+    """An MCPS tree grown 400 iterations from the initial state, no lane out:
+    its arena, settings, root and the first role's root edges lo..hi-1."""
+    search = make_tree_search("mcps", machine, 0, seed=seed, memory_cap=32 << 20)
+    search.prepare(machine.initial_state())
+    search.search(400)
+    search._runner.forget_inflight(search.arena)
+    A = search.arena
+    root = int(A.counters[C_ROOT])
+    return A, search.params, root, int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+
+
 def test_root_exploration_widens_the_root_and_nothing_below(tictactoe):
     """root_explore adds a UCB term at the root only: large, it sends the next
     descent to the root's least visited edge; below the root the choice is
@@ -200,18 +212,11 @@ def test_root_exploration_widens_the_root_and_nothing_below(tictactoe):
     from dataclasses import replace
 
     from ggp_agent.propnet.arrays import new_rng
-    from ggp_agent.search.arena import C_ROOT
     from ggp_agent.search.select import choose_edge
 
-    search = make_tree_search("mcps", tictactoe, 0, seed=5, memory_cap=32 << 20)
-    search.prepare(tictactoe.initial_state())
-    search.search(400)
-    search._runner.forget_inflight(search.arena)
-    A = search.arena
-    plain = search.params.pack()
-    wide = replace(search.params, root_explore=100.0).pack()
-    root = int(A.counters[C_ROOT])
-    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    A, params, root, lo, hi = _grown_root(tictactoe, seed=5)
+    plain = params.pack()
+    wide = replace(params, root_explore=100.0).pack()
     visits = A.edge_n[lo:hi]
     assert visits.max() > 3 * visits.min()  # MCPS alone has favourites
     least = set(lo + np.flatnonzero(visits == visits.min()))
@@ -226,8 +231,6 @@ def test_an_amaf_horizon_keeps_only_the_codes_played_soon_after_the_node(tictact
     """amaf_horizon=1: the root's AMAF table holds only the first move of each
     iteration (xplayer's marks, once per iteration); the default holds the
     replies too."""
-    from ggp_agent.search.arena import C_ROOT
-
     def root_table(options):
         search = make_tree_search("mcps", tictactoe, 0, seed=3, memory_cap=32 << 20, options=options)
         search.prepare(tictactoe.initial_state())
@@ -253,18 +256,11 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
     from dataclasses import replace
 
     from ggp_agent.propnet.arrays import new_rng
-    from ggp_agent.search.arena import C_ROOT
     from ggp_agent.search.select import choose_edge
 
-    search = make_tree_search("mcps", tictactoe, 0, seed=6, memory_cap=32 << 20)
-    search.prepare(tictactoe.initial_state())
-    search.search(400)
-    search._runner.forget_inflight(search.arena)
-    A = search.arena
-    plain = search.params.pack()
-    capped = replace(search.params, root_prior_bias=1e9).pack()
-    root = int(A.counters[C_ROOT])
-    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    A, params, root, lo, hi = _grown_root(tictactoe, seed=6)
+    plain = params.pack()
+    capped = replace(params, root_prior_bias=1e9).pack()
     visited = [e for e in range(lo, hi) if A.edge_n[e] > 0]
     means = np.array([A.edge_w[e] / A.edge_n[e] for e in visited])
     best = {visited[i] for i in np.flatnonzero(np.isclose(means, means.max()))}

@@ -44,8 +44,8 @@ from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
 from ..propnet.state_kernels import legal_codes, load_state
 from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
-from .mast import PLAYOUT_MAST, mast_rank
-from .params import P_CODES, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT
+from .mast import mast_rank
+from .params import P_CODES, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
 from .lane_effects import keep_before, record_effects
 from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
 from .table import choosers, find_child, learn_effect, set_terminal, words_check

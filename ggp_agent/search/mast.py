@@ -34,11 +34,6 @@ import numpy as np
 from ..propnet.bits import rand_word
 from ..propnet.jit import kernel
 
-#: `SearchParams.playout` by name and its kernel id.
-PLAYOUT_RANDOM = 0
-PLAYOUT_MAST = 1
-PLAYOUTS = {"random": PLAYOUT_RANDOM, "mast": PLAYOUT_MAST}
-
 #: 2**-53: turns the top 53 bits of a random word into a float in [0, 1).
 _UNIT = 1.0 / 9007199254740992.0
 

@@ -18,7 +18,6 @@ from typing import Mapping, Optional
 import numpy as np
 
 from .ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
-from .mast import PLAYOUTS
 from .settings import with_options
 
 RULE_UCT = 0
@@ -65,6 +64,13 @@ CODES = {"moves": 0, "effects": 1, "auto": 0}
 #: What the permutation window keeps when the match moves the root (see
 #: `SearchParams.root_window`); the driver applies it, the kernels never read it.
 ROOT_WINDOWS = ("restrict", "clear", "keep")
+
+PLAYOUT_RANDOM = 0
+PLAYOUT_MAST = 1
+#: The playout policy on the lanes (see `SearchParams.playout`, `mast.py`).
+#: Here, not in `mast.py`: this module must not import numba (the CLI reads
+#: the settings before it points numba at a readable cache).
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "mast": PLAYOUT_MAST}
 
 SIM_DUCB = 0
 SIM_RM = 1

@@ -32,10 +32,10 @@ from .arena import (
     C_AMAF, C_AMAF_REF, C_CODES, C_EDGES, C_FORCE_EDGE, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES,
     C_MAX_DEPTH, C_PATH, C_PERM_REF, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, C_STAMP, EXPANDED, PROVEN, TERMINAL,
 )
-from .mast import PLAYOUT_MAST, mast_record
+from .mast import mast_record
 from .mcps import freeze, record_playout
 from .params import (P_AMAF_ALLOC, P_AMAF_HORIZON, P_MAX_DEPTH, P_PLAYOUT, P_RHO, P_RULE, P_SIM, P_SOLVER,
-                     RULE_MCPS, RULE_UCT, SIM_RM)
+                     PLAYOUT_MAST, RULE_MCPS, RULE_UCT, SIM_RM)
 from .regret import regret_backup
 from .select import choose_edge
 from .solver import try_prove

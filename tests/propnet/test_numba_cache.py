@@ -181,3 +181,14 @@ def test_an_edit_to_an_inlined_callee_makes_the_callers_cache_stale(tmp_path):
     assert call(10) == {"value": 11, "hits": 0}
     assert call(10) == {"value": 11, "hits": 1}  # unchanged sources: loaded from the cache
     assert call(20)["value"] == 21  # the callee changed, the caller's file did not
+
+
+def test_the_command_line_imports_numba_only_after_it_chose_the_cache():
+    """`ggp-agent` points numba at a readable cache before numba reads its
+    configuration (`use_readable_cache`), so nothing its parser imports may
+    import numba: a settings module that did made every read-only run compile
+    every kernel again."""
+    probe = "import sys, ggp_agent.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'numba'))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout

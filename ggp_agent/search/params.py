@@ -54,7 +54,8 @@ P_MAST_EPSILON = 18
 P_ROOT_EXPLORE = 19
 P_AMAF_HORIZON = 20
 P_ROOT_PRIOR_BIAS = 21
-N_PARAMS = 22
+P_PRIOR_EXPLORE = 22
+N_PARAMS = 23
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -142,6 +143,14 @@ class SearchParams:
       below, the rules keep their focus.
     - `root_prior_bias`: `prior_bias` at the root only (0: the root takes
       `prior_bias` as every node does).
+    - `prior_explore`: an exploration term prior_explore·sqrt(ln N / (n + ñ' + n̂' + 1))
+      added to the MCPS value at every node, where ñ' and n̂' are the prior
+      counts as the value weighs them (after `prior_bias`): the priors count
+      as visits, as in UCT with prior knowledge (Gelly and Silver 2007). With
+      uncapped priors (`prior_bias=0`) ñ' grows with the node's visits and
+      the term fades: the published rule. With capped priors a move whose
+      prior is poor gets tried again as ln N grows, while moves the priors
+      already weigh heavily are not spread over (0: none).
     - `amaf_horizon`: a node's AMAF table takes the codes played within this
       many joint moves after it (0: all of them to the end of the playout, as
       published): a move's prior then speaks of what it does soon, not of the
@@ -173,6 +182,7 @@ class SearchParams:
     root_explore: float = 0.0
     root_prior_bias: float = 0.0
     amaf_horizon: int = 0
+    prior_explore: float = 0.0
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -184,7 +194,7 @@ class SearchParams:
         if self.root_window not in ROOT_WINDOWS:
             raise ValueError(f"unknown root_window {self.root_window!r}; known: {', '.join(ROOT_WINDOWS)}")
         if min(self.amaf, self.perm, self.explore, self.prior_bias, self.root_explore,
-               self.root_prior_bias) < 0:
+               self.root_prior_bias, self.prior_explore) < 0:
             raise ValueError(f"search weights must not be negative: {self}")
         if self.sim not in SIMULTANEOUS_RULES:
             raise ValueError(f"unknown sim {self.sim!r}; known: {', '.join(SIMULTANEOUS_RULES)}")
@@ -222,6 +232,7 @@ class SearchParams:
         packed[P_ROOT_EXPLORE] = self.root_explore
         packed[P_AMAF_HORIZON] = self.amaf_horizon
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
+        packed[P_PRIOR_EXPLORE] = self.prior_explore
         return packed
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":

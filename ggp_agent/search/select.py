@@ -15,7 +15,8 @@ statistics n̂, Q̂:
 - GRAVE (Cazenave 2015): (1 - β)·Q + β·Q̃ with β = ñ / (n + ñ + bias·n·ñ);
   an edge with n = ñ = 0 first.
 - MCPS (Cazenave 2026): (n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0;
-  an edge with ñ = 0 first.
+  an edge with ñ = 0 first. With `prior_explore` c', plus
+  c'·sqrt(ln N / (n + ñ' + n̂' + 1)), the priors (as weighed) counting as visits.
 
 Two kinds of node choose otherwise, before any rule: the chance role (GDL-II's
 `random`, `A.counters[C_CHANCE]`) picks uniformly among its edges at every node
@@ -44,8 +45,8 @@ from ..propnet.bits import rand_below
 from .arena import C_CHANCE, C_ROOT, PENDING, PROVEN
 from ..propnet.jit import kernel
 from .params import (
-    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_ROOT_EXPLORE, P_ROOT_PRIOR_BIAS,
-    P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
+    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_PRIOR_EXPLORE,
+    P_ROOT_EXPLORE, P_ROOT_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
 )
 from .regret import regret_choose, simultaneous
 
@@ -101,16 +102,27 @@ def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table, prior_bias):
             return INFINITY
     elif n == 0 and (n_perm == 0 or P[P_PERM_WEIGHT] == 0.0):
         return INFINITY
-    return mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias) + exploration(P, n, log_visits)
+    a, a_w, b = prior_weights(P, n, w, n_amaf, w_amaf, n_perm, prior_bias)
+    return mcps_combine(n, w, a, a_w, b, q_perm) + exploration(P, n, log_visits) \
+        + prior_exploration(P, n, a, b, log_visits)
 
 
 @kernel
 def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias):
-    """(n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0, with the prior counts
-    ñ and n̂ weighted (`amaf`, `perm`) and shrunk to ñ / (1 + prior_bias·ñ)
+    """(n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0, with the prior
+    counts as `prior_weights` gives them."""
+    a, a_w, b = prior_weights(P, n, w, n_amaf, w_amaf, n_perm, prior_bias)
+    return mcps_combine(n, w, a, a_w, b, q_perm)
+
+
+@kernel
+def prior_weights(P, n, w, n_amaf, w_amaf, n_perm, prior_bias):
+    """MCPS's priors as the value weighs them: (ñ', w̃', n̂'), the counts ñ
+    and n̂ weighted (`amaf`, `perm`) and shrunk to ñ / (1 + prior_bias·ñ)
     (`SearchParams.prior_bias`, or `root_prior_bias` at the root: a prior is
-    then worth at most 1 / prior_bias playouts of the edge itself), without the edge's own n playouts and w
-    rewards when `amaf_own` is off."""
+    then worth at most 1 / prior_bias playouts of the edge itself), without
+    the edge's own n playouts and w rewards when `amaf_own` is off. The
+    value and `prior_explore` read the same counts."""
     if P[P_AMAF_OWN] == 0.0:
         n_amaf = max(n_amaf - n, 0)
         w_amaf = max(w_amaf - w, 0.0) if n_amaf > 0 else 0.0
@@ -122,6 +134,12 @@ def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias):
         a *= shrink
         a_w *= shrink
         b = b / (1.0 + prior_bias * b)
+    return a, a_w, b
+
+
+@kernel
+def mcps_combine(n, w, a, a_w, b, q_perm):
+    """The MCPS value from the edge's own n, w and the weighed priors."""
     q = w / n if n > 0 else 1.0
     total = n + a + b
     if total <= 0.0:
@@ -136,6 +154,16 @@ def exploration(P, n, log_visits):
     if c <= 0.0:
         return 0.0
     return c * math.sqrt(log_visits / (n + 1))
+
+
+@kernel
+def prior_exploration(P, n, a, b, log_visits):
+    """The exploration term over the edge's visits and its weighed prior
+    counts a, b (`SearchParams.prior_explore`)."""
+    c = P[P_PRIOR_EXPLORE]
+    if c <= 0.0:
+        return 0.0
+    return c * math.sqrt(log_visits / (n + a + b + 1.0))
 
 
 @kernel

@@ -1,7 +1,8 @@
 """The MCPS ablation constants, the diagnostic figures and the choice of codes.
 
-The constants (`amaf`, `perm`, `explore`, `prior_bias`, `root_window`, `root_explore`, `amaf_horizon`) change
-the MCPS value only as documented in `SearchParams`: these tests pin the value
+The constants (`amaf`, `perm`, `explore`, `prior_bias`, `prior_explore`,
+`root_window`, `root_explore`, `amaf_horizon`) change the MCPS value only as
+documented in `SearchParams`: these tests pin the value
 to its formula, GRAVE's weight included, and check the window modes and the
 figures on a real search; codes=auto must pick what the effects predict.
 """
@@ -20,7 +21,7 @@ from ggp_agent.search.arena import C_ROOT, Capacity, new_arena
 from ggp_agent.search.tree_search import make_tree_search
 from ggp_agent.search.figures import discordance, window_stat
 from ggp_agent.search.params import SearchParams
-from ggp_agent.search.select import exploration, mcps_value
+from ggp_agent.search.select import exploration, mcps_combine, mcps_value, prior_exploration, prior_weights
 
 from ..helpers import GAMES, give_edges
 
@@ -271,3 +272,45 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
     child = int(A.edge_child[lo + int(np.argmax(A.edge_n[lo:hi]))])
     below = [int(choose_edge(A, p, child, 1, root, -1, new_rng(2), True)) for p in (plain, capped)]
     assert below[0] == below[1]
+
+
+def _explored_value(params: SearchParams, n, w, n_amaf, w_amaf, visits) -> float:
+    """An MCPS edge's value with its exploration terms, at a node of `visits` visits (no permutations)."""
+    P = params.pack()
+    a, a_w, b = prior_weights(P, n, w, n_amaf, w_amaf, 0, params.prior_bias)
+    log_visits = math.log(visits)
+    return float(mcps_combine(n, w, a, a_w, b, 1.0) + exploration(P, n, log_visits)
+                 + prior_exploration(P, n, a, b, log_visits))
+
+
+def test_prior_exploration_retries_a_move_with_a_poor_prior_only_when_priors_are_capped():
+    """The breakthrough 6x6 case (docs/search.md): the favourite holds 0.45
+    over most of 150,000 visits; a move played twice (lost) has a prior of
+    0.35 from half of them. With prior_explore the priors count as visits:
+    uncapped, they grow with the node and the poor move stays buried (the
+    published rule); capped (prior_bias), it is tried again."""
+    visits = 150_000
+    favourite = dict(n=140_000, w=0.45 * 140_000, n_amaf=148_000, w_amaf=0.45 * 148_000)
+    poor = dict(n=2, w=0.0, n_amaf=75_000, w_amaf=0.35 * 75_000)
+    for params, poor_wins in [(SearchParams(prior_explore=0.4), False),
+                              (SearchParams(prior_explore=0.4, prior_bias=0.01), True),
+                              (SearchParams(prior_bias=0.01), False)]:
+        top = _explored_value(params, visits=visits, **favourite)
+        retry = _explored_value(params, visits=visits, **poor)
+        assert (retry > top) == poor_wins, params
+
+
+def test_prior_exploration_fades_with_uncapped_priors():
+    """Uncapped, a prior that grows with the node's visits makes the term
+    vanish; capped, the term of a move never played grows with ln N."""
+    P = SearchParams(prior_explore=0.4).pack()
+    capped = SearchParams(prior_explore=0.4, prior_bias=0.01)
+    terms, capped_terms = [], []
+    for visits in (1_000, 100_000):
+        a, _, b = prior_weights(P, 0, 0.0, visits // 2, 0.2 * visits, 0, 0.0)
+        terms.append(float(prior_exploration(P, 0, a, b, math.log(visits))))
+        a, _, b = prior_weights(capped.pack(), 0, 0.0, visits // 2, 0.2 * visits, 0, capped.prior_bias)
+        capped_terms.append(float(prior_exploration(capped.pack(), 0, a, b, math.log(visits))))
+    assert terms[1] < terms[0] / 5
+    assert capped_terms[1] > capped_terms[0] > 0.1
+    assert float(prior_exploration(SearchParams().pack(), 0, 10.0, 10.0, 5.0)) == 0.0  # off by default

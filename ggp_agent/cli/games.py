@@ -155,7 +155,8 @@ def _bench_search(args, game) -> dict:
         codes = [coding.strip() for coding in args.codes.split(",") if coding.strip()]
         found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats, codes=codes)}
         for row in found["opening"]:
-            print(f"  {row['rule']:>5} from the opening, {row['codes']}: {row['iterations_per_s']:.0f} iterations/s "
+            print(f"  {row['rule']:>5} from the opening, {row['codes']}, {row['priors']} priors: "
+                  f"{row['iterations_per_s']:.0f} iterations/s "
                   f"(per search {', '.join(f'{r:.0f}' for r in row['rates'])}), playout {row['mean_playout']} "
                   f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['max_nodes']} nodes")
         if args.budgets:

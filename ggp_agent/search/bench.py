@@ -42,6 +42,7 @@ class SearchFigures:
 
     rule: str
     codes: str = "auto"
+    priors: str = "auto"
     seconds: float = 0.0
     iterations: int = 0
     rollouts: int = 0
@@ -53,7 +54,9 @@ class SearchFigures:
     rates: list = field(default_factory=list)
 
     def add(self, search, seconds: float) -> None:
-        self.codes = f"{search.params.codes} ({search.stats()['codes_reason']})"
+        stats = search.stats()
+        self.codes = f"{search.params.codes} ({stats['codes_reason']})"
+        self.priors = f"{search.params.priors} ({stats['priors_reason']})"
         c = search.arena.counters
         self.seconds += seconds
         self.iterations += int(c[C_ITERATIONS])
@@ -70,6 +73,7 @@ class SearchFigures:
         return {
             "rule": self.rule,
             "codes": self.codes,
+            "priors": self.priors,
             "iterations_per_s": round(self.iterations / self.seconds, 1) if self.seconds else None,
             "iterations_per_s_median_move": round(statistics.median(self.rates), 1) if self.rates else None,
             "mean_playout": round(self.rollout_steps / self.rollouts, 2) if self.rollouts else None,

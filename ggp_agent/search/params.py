@@ -66,6 +66,15 @@ CODES = {"moves": 0, "effects": 1, "auto": 0}
 #: `SearchParams.root_window`); the driver applies it, the kernels never read it.
 ROOT_WINDOWS = ("restrict", "clear", "keep")
 
+#: How MCPS weighs its priors (see `SearchParams.priors`): "auto" is decided
+#: when the search starts (`priors_choice.py`); packed before that, it reads as "whole".
+PRIORS = ("auto", "whole", "capped")
+#: What "capped" sets where the options leave `prior_bias` and `root_explore`
+#: at 0: a prior worth at most 100 playouts of the edge itself, and UCT's
+#: constant at the root (measured: docs/experiments.md).
+CAPPED_PRIOR_BIAS = 0.01
+CAPPED_ROOT_EXPLORE = 0.4
+
 PLAYOUT_RANDOM = 0
 PLAYOUT_MAST = 1
 #: The playout policy on the lanes (see `SearchParams.playout`, `mast.py`).
@@ -109,6 +118,16 @@ class SearchParams:
       decided when the search starts, from the rules: effect codes where a
       move code has several effects on average (`codes_choice.py`: connect
       four's "drop in column c"), move codes elsewhere.
+    - `priors`: how MCPS weighs its priors. "whole": as published (and as
+      `prior_bias`, `root_explore` say). "capped": a prior is worth at most
+      1 / CAPPED_PRIOR_BIAS playouts of the edge itself and the root explores
+      (CAPPED_ROOT_EXPLORE), unless the options set `prior_bias` or
+      `root_explore` themselves, so that a move whose pooled prior is poor
+      but whose value here is good is tried and can take over. "auto":
+      decided when the search starts, from the rules: capped where move codes
+      leave the legal moves and come back (a piece moves away and another
+      arrives), whole where they do not (placements) (`priors_choice.py`).
+      The default stays "whole" until "auto" is measured to beat it.
     - `amaf`, `perm`: weights on the AMAF count ñ and the permutation count n̂ in
       the MCPS value (1: the paper; 0: without that source).
     - `amaf_own`: whether an edge's AMAF prior ñ, Q̃ counts the playouts of
@@ -169,6 +188,7 @@ class SearchParams:
     solver: bool = True
     max_depth: int = 400
     codes: str = "auto"
+    priors: str = "whole"
     amaf: float = 1.0
     perm: float = 1.0
     amaf_own: bool = True
@@ -191,6 +211,8 @@ class SearchParams:
             raise ValueError(f"search settings out of range: {self}")
         if self.codes not in CODES:
             raise ValueError(f"unknown codes {self.codes!r}; known: {', '.join(CODES)}")
+        if self.priors not in PRIORS:
+            raise ValueError(f"unknown priors {self.priors!r}; known: {', '.join(PRIORS)}")
         if self.root_window not in ROOT_WINDOWS:
             raise ValueError(f"unknown root_window {self.root_window!r}; known: {', '.join(ROOT_WINDOWS)}")
         if min(self.amaf, self.perm, self.explore, self.prior_bias, self.root_explore,
@@ -224,12 +246,16 @@ class SearchParams:
         packed[P_PERM_WEIGHT] = self.perm
         packed[P_AMAF_OWN] = 1.0 if self.amaf_own else 0.0
         packed[P_EXPLORE] = self.explore
-        packed[P_PRIOR_BIAS] = self.prior_bias
+        prior_bias, root_explore = self.prior_bias, self.root_explore
+        if self.priors == "capped":
+            prior_bias = prior_bias or CAPPED_PRIOR_BIAS
+            root_explore = root_explore or CAPPED_ROOT_EXPLORE
+        packed[P_PRIOR_BIAS] = prior_bias
         packed[P_SIM] = SIMULTANEOUS_RULES[self.sim]
         packed[P_RM_GAMMA] = self.rm_gamma
         packed[P_PLAYOUT] = PLAYOUTS[self.playout]
         packed[P_MAST_EPSILON] = self.mast_epsilon
-        packed[P_ROOT_EXPLORE] = self.root_explore
+        packed[P_ROOT_EXPLORE] = root_explore
         packed[P_AMAF_HORIZON] = self.amaf_horizon
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore

@@ -44,6 +44,7 @@ from .arena import (
     C_AMAF, C_EDGES, C_INTERRUPT, C_NODES, C_PERM, C_ROOT, EXPANDED, Arena, arena_bytes, new_arena, plan_capacity,
 )
 from .codes_choice import resolve_codes
+from .priors_choice import resolve_priors
 from .collect import clear_tree, collect_garbage
 from .figures import answer_summary, arena_figures, root_figures
 from .interface import Search
@@ -109,6 +110,7 @@ class TreeSearch(Search):
         self._last_error: Optional[str] = None
         self._our_choices = 0
         self._codes_reason = "set by the options"
+        self._priors_reason = "set by the options"
 
     # -- the Search interface ----------------------------------------------------------
 
@@ -124,6 +126,8 @@ class TreeSearch(Search):
         terminal = self.machine.is_terminal(state)
         if self.params.codes == "auto":
             self._choose_codes(state, terminal)
+        if self.params.priors == "auto":
+            self._choose_priors(state, terminal)
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
@@ -158,6 +162,17 @@ class TreeSearch(Search):
         self._packed = self.params.pack()
         self._codes_reason = reason
         log.info("search %s: %s codes: %s (decided in %.3f s)", self.name, codes, reason,
+                 time.perf_counter() - began)
+
+    def _choose_priors(self, state: State, terminal: bool) -> None:
+        """priors=auto: whole or capped priors for this match, from whether
+        move codes come back (`priors_choice.py`), once, and logged with the reason."""
+        began = time.perf_counter()
+        priors, reason = resolve_priors(self.rule, self.machine, state, terminal)
+        self.params = replace(self.params, priors=priors)
+        self._packed = self.params.pack()
+        self._priors_reason = reason
+        log.info("search %s: %s priors: %s (decided in %.3f s)", self.name, priors, reason,
                  time.perf_counter() - began)
 
     def hold(self) -> None:
@@ -468,6 +483,8 @@ class TreeSearch(Search):
             "rule": self.rule,
             "codes": self.params.codes,
             "codes_reason": self._codes_reason,
+            "priors": self.params.priors,
+            "priors_reason": self._priors_reason,
             **arena_figures(A),
             "total_iterations": self._total_iterations,
             "collections": self._collections,

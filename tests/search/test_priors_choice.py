@@ -1,0 +1,96 @@
+"""priors=auto: whole priors where move codes are placements, capped where codes come back.
+
+The choice is made from the rules by random playouts at START
+(`priors_choice.py`); these tests pin what the reasoning predicts on games
+whose codes we know, on both engines, the constants "capped" stands for, and
+the time the measurement may take.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ggp_agent.engines import make_state_machine
+from ggp_agent.gdl import load_game
+from ggp_agent.search.params import CAPPED_PRIOR_BIAS, CAPPED_ROOT_EXPLORE, P_PRIOR_BIAS, P_ROOT_EXPLORE, SearchParams
+from ggp_agent.search.priors_choice import RETURNING_FROM, choose_priors, returning_share
+from ggp_agent.search.tree_search import make_tree_search
+
+from ..helpers import GAMES
+
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
+
+@pytest.fixture(scope="module")
+def machines():
+    made = {}
+
+    def machine(engine: str, game: str):
+        if (engine, game) not in made:
+            made[engine, game] = make_state_machine(engine, load_game(GAMES / game))
+        return made[engine, game]
+
+    yield machine
+    for each in made.values():
+        each.close()
+
+
+@pytest.mark.parametrize("game, priors", [("tictactoe.kif", "whole"), ("connectfour.kif", "whole"),
+                                          ("hex_5x5.kif", "whole"), ("nogo_5x5.kif", "whole"),
+                                          ("breakthrough_6x6.kif", "capped"), ("wargame_5x5.kif", "capped")])
+def test_auto_priors_are_capped_where_move_codes_come_back(machines, game, priors):
+    """A mark, a disc, a stone is legal until played or filled and never again:
+    whole priors. A pawn's step from e2 is legal, gone when the pawn moves,
+    and legal again when another pawn arrives: capped."""
+    machine = machines("propnet", game)
+    search = make_tree_search("mcps", machine, 0, seed=1, options={"priors": "auto"})
+    search.prepare(machine.initial_state())
+    assert search.params.priors == priors
+    assert search.stats()["priors"] == priors
+    assert "came back" in search.stats()["priors_reason"]
+    capped = priors == "capped"
+    assert (search._packed[P_PRIOR_BIAS] == CAPPED_PRIOR_BIAS) == capped
+    assert (search._packed[P_ROOT_EXPLORE] == CAPPED_ROOT_EXPLORE) == capped
+    search.search(200)
+
+
+@pytest.mark.parametrize("game, placements", [("tictactoe.kif", True), ("breakthrough_6x6.kif", False)])
+def test_the_measure_asks_only_for_legal_moves_so_prolog_answers_it_too(machines, game, placements):
+    share = returning_share(machines("prolog", game), machines("prolog", game).initial_state(), seconds=1.0)
+    assert share is not None
+    assert (share < RETURNING_FROM) == placements
+
+
+def test_the_measure_keeps_to_its_time_and_the_same_seed_gives_the_same_answer(machines):
+    """Prolog plays breakthrough slowly: the measurement stops at its deadline
+    (within a step), and every search thread of a match measures alike."""
+    machine = machines("prolog", "breakthrough_6x6.kif")
+    began = time.perf_counter()
+    returning_share(machine, machine.initial_state(), seconds=0.05)
+    assert time.perf_counter() - began < 0.05 + 0.25
+    fast = machines("propnet", "breakthrough_6x6.kif")
+    shares = {returning_share(fast, fast.initial_state(), seed=7) for _ in range(3)}
+    assert len(shares) == 1
+
+
+def test_grave_and_uct_keep_their_published_rules(machines):
+    machine = machines("propnet", "breakthrough_6x6.kif")
+    for rule in ("grave", "uct"):
+        search = make_tree_search(rule, machine, 0, seed=1, options={"priors": "auto"})
+        search.prepare(machine.initial_state())
+        assert search.params.priors == "whole"
+        assert search._packed[P_ROOT_EXPLORE] == 0.0
+
+
+def test_capped_stands_for_its_constants_unless_the_options_set_them():
+    assert SearchParams(priors="whole").pack()[P_PRIOR_BIAS] == 0.0
+    assert SearchParams(priors="auto").pack()[P_ROOT_EXPLORE] == 0.0  # undecided reads as whole
+    capped = SearchParams(priors="capped").pack()
+    assert (capped[P_PRIOR_BIAS], capped[P_ROOT_EXPLORE]) == (CAPPED_PRIOR_BIAS, CAPPED_ROOT_EXPLORE)
+    mine = SearchParams(priors="capped", prior_bias=0.05, root_explore=0.1).pack()
+    assert (mine[P_PRIOR_BIAS], mine[P_ROOT_EXPLORE]) == (0.05, 0.1)
+    assert choose_priors(None) == "whole"  # no code ever left: nothing came back
+    with pytest.raises(ValueError, match="unknown priors"):
+        SearchParams(priors="half")

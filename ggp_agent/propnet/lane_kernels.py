@@ -99,6 +99,14 @@ def _planes(n):
 
 
 @kernel
+def less_plane(below, same, x, y):
+    """One bit plane, from the highest down, of a bit-sliced comparison x < y
+    for 64 lanes: `below` holds the lanes already found below, `same` those
+    equal so far (start with none below and all the same)."""
+    return below | (same & ~x & y), same & ~(x ^ y)
+
+
+@kernel
 def choose_moves(net, lanes, rng, movers):
     """For every role and every lane in `movers` (uint64[4]) a uniformly random
     legal move: its input proposition is set in that lane and
@@ -166,8 +174,7 @@ def choose_moves(net, lanes, rng, movers):
                 for p in range(planes - 1, -1, -1):
                     x = tally[draw + p, k]
                     y = tally[p, k]
-                    below |= same & ~x & y
-                    same &= ~(x ^ y)
+                    below, same = less_plane(below, same, x, y)
                 accepted = pending & below
                 for p in range(planes):
                     tally[rank + p, k] |= tally[draw + p, k] & accepted
@@ -232,8 +239,7 @@ def prefer_moves(net, lanes, rng, movers, order, sixteenths):
             for p in range(3, -1, -1):
                 x = rand_word(rng)
                 t = ALL_ONES if (sixteenths >> p) & 1 else ZERO
-                below |= same & ~x & t
-                same &= ~(x ^ t)
+                below, same = less_plane(below, same, x, t)
             todo[k] = movers[k] & below & ~lanes.role_forced[r, k] & ~lanes.role_stuck[r, k]
             if todo[k] != ZERO:
                 left += 1

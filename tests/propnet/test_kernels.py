@@ -225,3 +225,20 @@ def test_set_bit_indices_lists_every_set_bit_in_order():
     out = np.zeros(320, dtype=np.int32)
     n = set_bit_indices(words, out)
     assert out[:n].tolist() == expected
+
+
+def test_the_bit_sliced_comparison_is_each_lanes_x_below_y():
+    """`less_plane` over four planes, from the highest down, against plain
+    integers lane by lane (choose_moves draws ranks below each lane's count
+    with it, prefer_moves its epsilon share)."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        xs = rng.integers(0, 16, size=64)
+        ys = rng.integers(0, 16, size=64)
+        below, same = np.uint64(0), ~np.uint64(0)
+        for p in range(3, -1, -1):
+            x = np.uint64(sum(int((v >> p) & 1) << lane for lane, v in enumerate(xs)))
+            y = np.uint64(sum(int((v >> p) & 1) << lane for lane, v in enumerate(ys)))
+            below, same = lane_kernels.less_plane(below, same, x, y)
+        assert [bool((int(below) >> lane) & 1) for lane in range(64)] == list(xs < ys)
+        assert [bool((int(same) >> lane) & 1) for lane in range(64)] == list(xs == ys)

@@ -239,6 +239,6 @@ def test_the_bit_sliced_comparison_is_each_lanes_x_below_y():
         for p in range(3, -1, -1):
             x = np.uint64(sum(int((v >> p) & 1) << lane for lane, v in enumerate(xs)))
             y = np.uint64(sum(int((v >> p) & 1) << lane for lane, v in enumerate(ys)))
-            below, same = lane_kernels.less_plane(below, same, x, y)
+            below, same = (np.uint64(v) for v in lane_kernels.less_plane(below, same, x, y))
         assert [bool((int(below) >> lane) & 1) for lane in range(64)] == list(xs < ys)
         assert [bool((int(same) >> lane) & 1) for lane in range(64)] == list(xs == ys)

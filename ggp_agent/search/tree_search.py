@@ -110,7 +110,7 @@ class TreeSearch(Search):
         self._last_error: Optional[str] = None
         self._our_choices = 0
         self._codes_reason = "set by the options"
-        self._priors_reason = "set by the options"
+        self._priors_reason = f"priors={params.priors} as configured"
 
     # -- the Search interface ----------------------------------------------------------
 

@@ -32,7 +32,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -109,8 +109,8 @@ class TreeSearch(Search):
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
-        self._codes_reason = "set by the options"
-        self._priors_reason = f"priors={params.priors} as configured"
+        #: why each setting decided at START holds the value it holds
+        self._reasons = {"codes": "set by the options", "priors": f"priors={params.priors} as configured"}
 
     # -- the Search interface ----------------------------------------------------------
 
@@ -125,9 +125,9 @@ class TreeSearch(Search):
         runner = self._runner
         terminal = self.machine.is_terminal(state)
         if self.params.codes == "auto":
-            self._choose_codes(state, terminal)
+            self._decide("codes", lambda: resolve_codes(self.rule, runner, state, terminal))
         if self.params.priors == "auto":
-            self._choose_priors(state, terminal)
+            self._decide("priors", lambda: resolve_priors(self.rule, self.machine, state, terminal))
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
@@ -153,26 +153,16 @@ class TreeSearch(Search):
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
-    def _choose_codes(self, state: State, terminal: bool) -> None:
-        """codes=auto: move or effect codes for this match, measured from the
-        rules' effects (`codes_choice.py`), once, and logged with the reason."""
+    def _decide(self, setting: str, resolve: Callable[[], tuple[str, str]]) -> None:
+        """A setting left at "auto" (`codes`: `codes_choice.py`; `priors`:
+        `priors_choice.py`) decided for this match by `resolve`, which
+        measures the rules from the start; once, and logged with the reason."""
         began = time.perf_counter()
-        codes, reason = resolve_codes(self.rule, self._runner, state, terminal)
-        self.params = replace(self.params, codes=codes)
+        value, reason = resolve()
+        self.params = replace(self.params, **{setting: value})
         self._packed = self.params.pack()
-        self._codes_reason = reason
-        log.info("search %s: %s codes: %s (decided in %.3f s)", self.name, codes, reason,
-                 time.perf_counter() - began)
-
-    def _choose_priors(self, state: State, terminal: bool) -> None:
-        """priors=auto: whole or capped priors for this match, from whether
-        move codes come back (`priors_choice.py`), once, and logged with the reason."""
-        began = time.perf_counter()
-        priors, reason = resolve_priors(self.rule, self.machine, state, terminal)
-        self.params = replace(self.params, priors=priors)
-        self._packed = self.params.pack()
-        self._priors_reason = reason
-        log.info("search %s: %s priors: %s (decided in %.3f s)", self.name, priors, reason,
+        self._reasons[setting] = reason
+        log.info("search %s: %s %s: %s (decided in %.3f s)", self.name, value, setting, reason,
                  time.perf_counter() - began)
 
     def hold(self) -> None:
@@ -482,9 +472,9 @@ class TreeSearch(Search):
         figures = {
             "rule": self.rule,
             "codes": self.params.codes,
-            "codes_reason": self._codes_reason,
+            "codes_reason": self._reasons["codes"],
             "priors": self.params.priors,
-            "priors_reason": self._priors_reason,
+            "priors_reason": self._reasons["priors"],
             **arena_figures(A),
             "total_iterations": self._total_iterations,
             "collections": self._collections,

@@ -32,7 +32,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -43,12 +43,11 @@ from . import mcps, tree
 from .arena import (
     C_AMAF, C_EDGES, C_INTERRUPT, C_NODES, C_PERM, C_ROOT, EXPANDED, Arena, arena_bytes, new_arena, plan_capacity,
 )
-from .codes_choice import resolve_codes
-from .priors_choice import resolve_priors
 from .collect import clear_tree, collect_garbage
 from .figures import answer_summary, arena_figures, root_figures
 from .interface import Search
 from .params import P_SOLVER, RULES, SearchParams, tree_params
+from .start_choices import decide_auto_settings
 from .root import move_decided, played_edge, root_child, root_choice_codes
 from .lane_runner import choose_runner
 from .select import role_best_goal
@@ -124,10 +123,9 @@ class TreeSearch(Search):
         `run_for` and `best_move` then work in the caller's thread)."""
         runner = self._runner
         terminal = self.machine.is_terminal(state)
-        if self.params.codes == "auto":
-            self._decide("codes", lambda: resolve_codes(self.rule, runner, state, terminal))
-        if self.params.priors == "auto":
-            self._decide("priors", lambda: resolve_priors(self.rule, self.machine, state, terminal))
+        self.params, reasons = decide_auto_settings(self.name, self.params, runner, self.machine, state, terminal)
+        self._packed = self.params.pack()
+        self._reasons.update(reasons)
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
@@ -152,18 +150,6 @@ class TreeSearch(Search):
         self._decided = self._decided_locked()
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
-
-    def _decide(self, setting: str, resolve: Callable[[], tuple[str, str]]) -> None:
-        """A setting left at "auto" (`codes`: `codes_choice.py`; `priors`:
-        `priors_choice.py`) decided for this match by `resolve`, which
-        measures the rules from the start; once, and logged with the reason."""
-        began = time.perf_counter()
-        value, reason = resolve()
-        self.params = replace(self.params, **{setting: value})
-        self._packed = self.params.pack()
-        self._reasons[setting] = reason
-        log.info("search %s: %s %s: %s (decided in %.3f s)", self.name, value, setting, reason,
-                 time.perf_counter() - began)
 
     def hold(self) -> None:
         """The player needs the engine now: leave it alone until `advance` (an

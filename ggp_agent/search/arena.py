@@ -349,6 +349,14 @@ def arena_bytes(arena: Arena) -> int:
     return sum(int(a.nbytes) for a in arena)
 
 
+def half_full(arena: Arena) -> bool:
+    """True when a pool (nodes, edges, AMAF or permutation tables) is more
+    than half used: after a root change, time to collect what it no longer reaches."""
+    c = arena.counters
+    return bool(c[C_NODES] * 2 > arena.node_hash.shape[0] or c[C_EDGES] * 2 > arena.edge_code.shape[0]
+                or c[C_AMAF] * 2 > arena.amaf_n.shape[0] or c[C_PERM] * 2 > arena.perm_n.shape[0])
+
+
 def goal_planes(goal_values: Optional[Sequence[Sequence[int]]], n_roles: int):
     """Bit planes that store each role's outcome in the window.
 

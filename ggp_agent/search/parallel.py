@@ -33,13 +33,22 @@ class RootParallelSearch(Search):
         self.rule = self.searches[0].rule
 
     def start(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
-        for search in self.searches:
-            search.start(state, legal_moves)
+        self._begin(TreeSearch.start, state, legal_moves)
 
     def prepare(self, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         """Size every tree without starting their workers (`run_for` then thinks)."""
-        for search in self.searches:
-            search.prepare(state, legal_moves)
+        self._begin(TreeSearch.prepare, state, legal_moves)
+
+    def _begin(self, begin, state: State, legal_moves: Optional[tuple[Term, ...]]) -> None:
+        """`begin` each tree at `state`: the first decides the settings left at
+        "auto" (codes, priors, `start_choices.py`) and the others adopt its
+        decisions, so that the trees agree and START measures once."""
+        first, *others = self.searches
+        begin(first, state, legal_moves)
+        values, reasons = first.decided_settings()
+        for search in others:
+            search.adopt_settings(values, reasons)
+            begin(search, state, legal_moves)
 
     def advance(self, joint_move, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
         for search in self.searches:

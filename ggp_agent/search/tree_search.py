@@ -41,7 +41,7 @@ from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from . import mcps, tree
 from .arena import (
-    C_AMAF, C_EDGES, C_INTERRUPT, C_NODES, C_PERM, C_ROOT, EXPANDED, Arena, arena_bytes, new_arena, plan_capacity,
+    C_INTERRUPT, C_NODES, C_ROOT, EXPANDED, Arena, arena_bytes, half_full, new_arena, plan_capacity,
 )
 from .collect import clear_tree, collect_garbage
 from .figures import answer_summary, arena_figures, root_figures
@@ -151,6 +151,16 @@ class TreeSearch(Search):
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
+    def decided_settings(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The settings decided at START and why, for another tree of the match to adopt."""
+        return {name: getattr(self.params, name) for name in self._reasons}, dict(self._reasons)
+
+    def adopt_settings(self, values: dict[str, str], reasons: dict[str, str]) -> None:
+        """Before `prepare`: another tree's decisions (the trees agree; START measures once)."""
+        self.params = replace(self.params, **values)
+        self._packed = self.params.pack()
+        self._reasons.update(reasons)
+
     def hold(self) -> None:
         """The player needs the engine now: leave it alone until `advance` (an
         iteration over a shared engine stops at its next engine call)."""
@@ -208,10 +218,7 @@ class TreeSearch(Search):
                           found_by, child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves),
                           offered[:1])
                 self._collect(-1, state)
-            if A.counters[C_NODES] * 2 > A.node_hash.shape[0] \
-                    or A.counters[C_EDGES] * 2 > A.edge_code.shape[0] \
-                    or A.counters[C_AMAF] * 2 > A.amaf_n.shape[0] \
-                    or A.counters[C_PERM] * 2 > A.perm_n.shape[0]:
+            if half_full(A):
                 # Collected by the worker, not here: the player is waiting for
                 # this call, and a collection of a big arena takes a while.
                 self._collect_pending = True

@@ -94,3 +94,22 @@ def test_capped_stands_for_its_constants_unless_the_options_set_them():
     assert choose_priors(None) == "whole"  # no code ever left: nothing came back
     with pytest.raises(ValueError, match="unknown priors"):
         SearchParams(priors="half")
+
+
+def test_the_trees_of_a_match_decide_once_and_agree(machines, caplog):
+    """With two threads the first tree measures codes and priors at START and
+    the second adopts its decisions: one log line each, the same settings."""
+    from ggp_agent.search.registry import make_search
+
+    machine = machines("propnet", "breakthrough_6x6.kif")
+    search = make_search("mcps", machine, 0, seed=3, threads=2, memory_cap=32 << 20,
+                         options={"priors": "auto"})
+    with caplog.at_level("INFO", logger="ggp_agent.search.start_choices"):
+        search.prepare(machine.initial_state())
+    first, second = search.searches
+    assert (first.params.codes, first.params.priors) == (second.params.codes, second.params.priors) \
+        == ("moves", "capped")
+    assert second.stats()["priors_reason"] == first.stats()["priors_reason"]
+    assert caplog.text.count("capped priors") == 1
+    assert caplog.text.count("moves codes") == 1
+    assert (second._packed == first._packed).all()

@@ -102,17 +102,19 @@ def edge_value(A, P, rule, e, log_visits, amaf_table, perm_table, prior_bias):
             return INFINITY
     elif n == 0 and (n_perm == 0 or P[P_PERM_WEIGHT] == 0.0):
         return INFINITY
-    a, a_w, b = prior_weights(P, n, w, n_amaf, w_amaf, n_perm, prior_bias)
-    return mcps_combine(n, w, a, a_w, b, q_perm) + exploration(P, n, log_visits) \
-        + prior_exploration(P, n, a, b, log_visits)
+    return mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias, log_visits)
 
 
 @kernel
-def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias):
+def mcps_value(P, n, w, n_amaf, w_amaf, n_perm, q_perm, prior_bias, log_visits):
     """(n·Q + ñ·Q̃ + n̂·Q̂) / (n + ñ + n̂), Q = 1 when n = 0, with the prior
-    counts as `prior_weights` gives them."""
+    counts as `prior_weights` gives them, plus the exploration terms at a
+    node of ln N = `log_visits` (none when it is 0)."""
     a, a_w, b = prior_weights(P, n, w, n_amaf, w_amaf, n_perm, prior_bias)
-    return mcps_combine(n, w, a, a_w, b, q_perm)
+    q = w / n if n > 0 else 1.0
+    total = n + a + b
+    value = (n * q + a_w + b * q_perm) / total if total > 0.0 else 1.0
+    return value + exploration(P, n, log_visits) + prior_exploration(P, n, a, b, log_visits)
 
 
 @kernel
@@ -135,16 +137,6 @@ def prior_weights(P, n, w, n_amaf, w_amaf, n_perm, prior_bias):
         a_w *= shrink
         b = b / (1.0 + prior_bias * b)
     return a, a_w, b
-
-
-@kernel
-def mcps_combine(n, w, a, a_w, b, q_perm):
-    """The MCPS value from the edge's own n, w and the weighed priors."""
-    q = w / n if n > 0 else 1.0
-    total = n + a + b
-    if total <= 0.0:
-        return 1.0
-    return (n * q + a_w + b * q_perm) / total
 
 
 @kernel

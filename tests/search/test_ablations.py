@@ -21,7 +21,7 @@ from ggp_agent.search.arena import C_ROOT, Capacity, new_arena
 from ggp_agent.search.tree_search import make_tree_search
 from ggp_agent.search.figures import discordance, window_stat
 from ggp_agent.search.params import SearchParams
-from ggp_agent.search.select import exploration, mcps_combine, mcps_value, prior_exploration, prior_weights
+from ggp_agent.search.select import exploration, mcps_value, prior_exploration, prior_weights
 
 from ..helpers import GAMES, give_edges
 
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 
 def _value(params: SearchParams, n, w, n_amaf, w_amaf, n_perm, q_perm) -> float:
-    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm, params.prior_bias))
+    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm, params.prior_bias, 0.0))
 
 
 def test_the_default_value_is_the_papers_formula():
@@ -276,11 +276,7 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
 
 def _explored_value(params: SearchParams, n, w, n_amaf, w_amaf, visits) -> float:
     """An MCPS edge's value with its exploration terms, at a node of `visits` visits (no permutations)."""
-    P = params.pack()
-    a, a_w, b = prior_weights(P, n, w, n_amaf, w_amaf, 0, params.prior_bias)
-    log_visits = math.log(visits)
-    return float(mcps_combine(n, w, a, a_w, b, 1.0) + exploration(P, n, log_visits)
-                 + prior_exploration(P, n, a, b, log_visits))
+    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, 0, 1.0, params.prior_bias, math.log(visits)))
 
 
 def test_prior_exploration_retries_a_move_with_a_poor_prior_only_when_priors_are_capped():

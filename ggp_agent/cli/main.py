@@ -1,4 +1,4 @@
-"""The `ggp-agent` parser: the subcommands of `games`, `service`, `matches` and `experiment`, and logging."""
+"""The `ggp-agent` parser: the subcommands of `games`, `service`, `matches`, `experiment` and `profile`, and logging."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from typing import Optional, Sequence
 
 from ..propnet.numba_cache import use_readable_cache
-from . import experiment, games, matches, service
+from . import experiment, games, matches, profile, service
 from .errors import CommandError
 
 _LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -21,7 +21,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
     parser.set_defaults(log_file=None, uses_numba=True)
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (games, service, matches, experiment):
+    for group in (games, service, matches, experiment, profile):
         group.register(commands)
     args = parser.parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO

@@ -123,11 +123,11 @@ class SearchParams:
       1 / CAPPED_PRIOR_BIAS playouts of the edge itself and the root explores
       (CAPPED_ROOT_EXPLORE), unless the options set `prior_bias` or
       `root_explore` themselves, so that a move whose pooled prior is poor
-      but whose value here is good is tried and can take over. "auto":
-      decided when the search starts, from the rules: capped where move codes
-      leave the legal moves and come back (a piece moves away and another
-      arrives), whole where they do not (placements) (`priors_choice.py`).
-      The default stays "whole" until "auto" is measured to beat it.
+      but whose value here is good is tried and can take over. "auto" (the
+      default): decided when the search starts, from the rules: capped where
+      move codes leave the legal moves and come back (a piece moves away and
+      another arrives), whole where they do not (placements)
+      (`priors_choice.py`).
     - `amaf`, `perm`: weights on the AMAF count ñ and the permutation count n̂ in
       the MCPS value (1: the paper; 0: without that source).
     - `amaf_own`: whether an edge's AMAF prior ñ, Q̃ counts the playouts of
@@ -188,7 +188,7 @@ class SearchParams:
     solver: bool = True
     max_depth: int = 400
     codes: str = "auto"
-    priors: str = "whole"
+    priors: str = "auto"
     amaf: float = 1.0
     perm: float = 1.0
     amaf_own: bool = True

@@ -1,4 +1,4 @@
-"""priors=auto: whole priors where move codes are placements, capped where codes come back.
+"""priors=auto (the default): whole priors where move codes are placements, capped where played codes come back.
 
 The choice is made from the rules by random playouts at START
 (`priors_choice.py`); these tests pin what the reasoning predicts on games
@@ -18,7 +18,7 @@ from ggp_agent.search.params import CAPPED_PRIOR_BIAS, CAPPED_ROOT_EXPLORE, P_PR
 from ggp_agent.search.priors_choice import RETURNING_FROM, choose_priors, returning_share
 from ggp_agent.search.tree_search import make_tree_search
 
-from ..helpers import GAMES
+from ..helpers import GAMES, shared_path
 
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
@@ -40,12 +40,12 @@ def machines():
 @pytest.mark.parametrize("game, priors", [("tictactoe.kif", "whole"), ("connectfour.kif", "whole"),
                                           ("hex_5x5.kif", "whole"), ("nogo_5x5.kif", "whole"),
                                           ("breakthrough_6x6.kif", "capped"), ("wargame_5x5.kif", "capped")])
-def test_auto_priors_are_capped_where_move_codes_come_back(machines, game, priors):
+def test_auto_priors_are_capped_where_played_move_codes_come_back(machines, game, priors):
     """A mark, a disc, a stone is legal until played or filled and never again:
-    whole priors. A pawn's step from e2 is legal, gone when the pawn moves,
-    and legal again when another pawn arrives: capped."""
+    whole priors. A pawn's step from e2 is played, gone when the pawn has
+    moved, and legal again when another pawn arrives: capped."""
     machine = machines("propnet", game)
-    search = make_tree_search("mcps", machine, 0, seed=1, options={"priors": "auto"})
+    search = make_tree_search("mcps", machine, 0, seed=1)  # the default: auto
     search.prepare(machine.initial_state())
     assert search.params.priors == priors
     assert search.stats()["priors"] == priors
@@ -54,6 +54,19 @@ def test_auto_priors_are_capped_where_move_codes_come_back(machines, game, prior
     assert (search._packed[P_PRIOR_BIAS] == CAPPED_PRIOR_BIAS) == capped
     assert (search._packed[P_ROOT_EXPLORE] == CAPPED_ROOT_EXPLORE) == capped
     search.search(200)
+
+
+@pytest.mark.parametrize("game, priors", [("nineBoardTicTacToe.kif", "whole"), ("knightThrough.kif", "capped")])
+def test_codes_that_leave_unplayed_and_come_back_keep_whole_priors(game, priors):
+    """Nine-board tic-tac-toe's cells leave the legal moves while their board is
+    not the one sent to and come back, but a cell once played never does:
+    each code is one move, the priors stay whole. knightThrough's knight
+    moves come back once another knight stands where one left: capped."""
+    machine = make_state_machine("propnet", load_game(shared_path("gdl-corpus", "games", game)))
+    try:
+        assert choose_priors(returning_share(machine, machine.initial_state(), seconds=30.0)) == priors
+    finally:
+        machine.close()
 
 
 @pytest.mark.parametrize("game, placements", [("tictactoe.kif", True), ("breakthrough_6x6.kif", False)])
@@ -65,13 +78,14 @@ def test_the_measure_asks_only_for_legal_moves_so_prolog_answers_it_too(machines
 
 def test_the_measure_keeps_to_its_time_and_the_same_seed_gives_the_same_answer(machines):
     """Prolog plays breakthrough slowly: the measurement stops at its deadline
-    (within a step), and every search thread of a match measures alike."""
+    (within a step); the same seed gives the same share when the playouts fit
+    in the time (a loaded machine fits fewer in 0.3 s)."""
     machine = machines("prolog", "breakthrough_6x6.kif")
     began = time.perf_counter()
     returning_share(machine, machine.initial_state(), seconds=0.05)
     assert time.perf_counter() - began < 0.05 + 0.25
     fast = machines("propnet", "breakthrough_6x6.kif")
-    shares = {returning_share(fast, fast.initial_state(), seed=7) for _ in range(3)}
+    shares = {returning_share(fast, fast.initial_state(), seed=7, seconds=30.0) for _ in range(3)}
     assert len(shares) == 1
 
 
@@ -85,6 +99,7 @@ def test_grave_and_uct_keep_their_published_rules(machines):
 
 
 def test_capped_stands_for_its_constants_unless_the_options_set_them():
+    assert SearchParams().priors == "auto"
     assert SearchParams(priors="whole").pack()[P_PRIOR_BIAS] == 0.0
     assert SearchParams(priors="auto").pack()[P_ROOT_EXPLORE] == 0.0  # undecided reads as whole
     capped = SearchParams(priors="capped").pack()
@@ -102,8 +117,7 @@ def test_the_trees_of_a_match_decide_once_and_agree(machines, caplog):
     from ggp_agent.search.registry import make_search
 
     machine = machines("propnet", "breakthrough_6x6.kif")
-    search = make_search("mcps", machine, 0, seed=3, threads=2, memory_cap=32 << 20,
-                         options={"priors": "auto"})
+    search = make_search("mcps", machine, 0, seed=3, threads=2, memory_cap=32 << 20)
     with caplog.at_level("INFO", logger="ggp_agent.search.start_choices"):
         search.prepare(machine.initial_state())
     first, second = search.searches

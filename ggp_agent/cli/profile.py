@@ -170,11 +170,12 @@ def _child(args) -> int:
         print("ready", flush=True)
         bench_net(machine.net, args.seconds, 1000, strategies=("lanes",))
         return 0
+    from ..search.bench import opening_chooser
     from ..search.tree_search import make_tree_search
 
     options = dict(option.split("=", 1) for option in args.option)
     state = machine.initial_state()
-    role = next((r for r in range(len(machine.roles)) if len(machine.legal_moves(state, r)) > 1), 0)
+    role = opening_chooser(machine, state)
     search = make_tree_search(args.search, machine, role, seed=1, options=options)
     search.prepare(state)
     search.run_for(0.5)

@@ -90,13 +90,19 @@ def _timed(search, seconds: float) -> float:
     return time.process_time() - began
 
 
+def opening_chooser(machine: StateMachine, state) -> int:
+    """The role a benchmark searches for at `state`: the first with a choice
+    (0 when none has), so that the search has moves to weigh."""
+    return next((r for r in range(len(machine.roles)) if len(machine.legal_moves(state, r)) > 1), 0)
+
+
 def bench_opening(machine: StateMachine, rules: Sequence[str], seconds: float, repeats: int = 3,
                   seed: int = 1, memory_cap: Optional[int] = None, codes: Sequence[str] = ("auto",)) -> list[dict]:
     """Each rule searches the initial position `repeats` times for `seconds`,
     once per coding in `codes` (so that codings compare in the same run)."""
     results = []
     state = machine.initial_state()
-    role = next((r for r in range(len(machine.roles)) if len(machine.legal_moves(state, r)) > 1), 0)
+    role = opening_chooser(machine, state)
     for rule, coding in ((rule, coding) for rule in rules for coding in codes):
         figures = SearchFigures(rule)
         for repeat in range(repeats):
@@ -158,7 +164,7 @@ def _searched(machine: StateMachine, rule: str, threads: int, seconds: float, se
     """One search of the initial position as a player runs it (worker threads,
     pondering) for `seconds` after a warm second: its rates and figures."""
     state = machine.initial_state()
-    role = next((r for r in range(len(machine.roles)) if len(machine.legal_moves(state, r)) > 1), 0)
+    role = opening_chooser(machine, state)
     search = make_search(rule, machine, role, seed=seed, threads=threads, batch=batch, ponder=True,
                          memory_cap=memory_cap)
     search.start(state, tuple(machine.legal_moves(state, role)))

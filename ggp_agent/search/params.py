@@ -125,9 +125,9 @@ class SearchParams:
       `root_explore` themselves, so that a move whose pooled prior is poor
       but whose value here is good is tried and can take over. "auto" (the
       default): decided when the search starts, from the rules: capped where
-      move codes leave the legal moves and come back (a piece moves away and
-      another arrives), whole where they do not (placements)
-      (`priors_choice.py`).
+      a played move code leaves the legal moves and comes back (a piece moves
+      away and another arrives), whole where none does (placements, cells
+      once marked) (`priors_choice.py`).
     - `amaf`, `perm`: weights on the AMAF count ñ and the permutation count n̂ in
       the MCPS value (1: the paper; 0: without that source).
     - `amaf_own`: whether an edge's AMAF prior ñ, Q̃ counts the playouts of

@@ -80,8 +80,18 @@ def _auto(game: ValidatedGame, time_limit: float = 10.0, **options) -> StateMach
 
 ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "auto": _auto}
 
-#: Names that choose between engines rather than being one.
-CHOOSERS = frozenset({"auto"})
+#: Names that choose between engines rather than being one, each with the
+#: engine it plays on when it can.
+CHOOSERS = {"auto": "propnet"}
+
+
+def first_choice(engine: str) -> str:
+    """The engine a name asks for: itself, or a chooser's preferred engine.
+
+    >>> first_choice("auto"), first_choice("prolog")
+    ('propnet', 'prolog')
+    """
+    return CHOOSERS.get(engine, engine)
 
 
 def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMachine:
@@ -112,10 +122,11 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
         except PropnetUnavailable as error:
             reason = f"propnet unavailable after {error.seconds:.2f} s: {error.reason}"
         else:
+            how = (f"an earlier build of these rules in this process ({machine.stats['build_s']:.2f} s then)"
+                   if machine.cached else f"built in {machine.build_s:.2f} s")
             choice = EngineChoice(
                 "propnet",
-                f"propnet built in {machine.build_s:.2f} s ({machine.stats['gates']} gates, "
-                f"{machine.stats['propositions']} propositions)",
+                f"propnet {how} ({machine.stats['gates']} gates, {machine.stats['propositions']} propositions)",
                 machine.build_s,
             )
             log.info("engine: %s", choice.reason)

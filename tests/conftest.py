@@ -11,7 +11,7 @@ import pytest
 def engine_names() -> list[str]:
     from ggp_agent.engines import CHOOSERS, ENGINES
 
-    return sorted(set(ENGINES) - CHOOSERS)
+    return sorted(set(ENGINES) - set(CHOOSERS))
 
 
 @pytest.fixture(params=engine_names())

@@ -209,6 +209,7 @@ class Match:
                 "role": self.role_text,
                 "rulesHash": rules_hash(start),
                 "compileSeconds": self.compile_seconds,
+                **({"engine": self.following.machine.engine_name} if self.following else {}),
                 "turns": [t.to_json() for t in self.history.turns],
                 "searchRule": search_rule,
                 **({"board": self.board.to_json()} if self.board else {}),

@@ -39,11 +39,11 @@ from ..reasoner.statemachine import (
     no_legal_move_error, one_goal_value,
 )
 from . import state_kernels as kernels
-from .arrays import Net, new_rng, new_work, pack, planned
+from .arrays import Net, new_rng, new_work
 from .bench import bench_net
-from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, ground
-from .network import Network, build_network
-from .rules import prepare_rules
+from .compiled import COMPILED
+from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES
+from .network import Network
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,8 @@ class PropnetUnavailable(ReasonerError):
 class PropnetStateMachine(StateMachine):
     """The `StateMachine` protocol over a propnet (see `statemachine.py`)."""
 
+    engine_name = "propnet"
+
     def __init__(
         self,
         game: ValidatedGame,
@@ -71,17 +73,15 @@ class PropnetStateMachine(StateMachine):
         **_ignored,
     ) -> None:
         started = time.perf_counter()
-        deadline = started + time_limit
         try:
-            grounding = ground(game, prepare_rules(game), time_limit=time_limit, max_atoms=max_atoms,
-                               max_instances=max_instances, use_base=use_base, factor=factor)
-            network = build_network(grounding, deadline=deadline)
-            net = planned(pack(network))
-            work = new_work(net)
+            compiled, self.cached = COMPILED.get(game, time_limit, max_atoms=max_atoms, max_instances=max_instances,
+                                                 use_base=use_base, factor=factor)
+            work = new_work(compiled.net)
         except ReasonerError as error:
             raise PropnetUnavailable(str(error), time.perf_counter() - started) from error
         except RecursionError as error:  # pragma: no cover - defensive
             raise PropnetUnavailable(f"recursion: {error}", time.perf_counter() - started) from error
+        network, net = compiled.network, compiled.net
         self.game = game
         self.network: Network = network
         self.net: Net = net
@@ -102,10 +102,14 @@ class PropnetStateMachine(StateMachine):
         self.percept_engine: Optional[StateMachine] = percept_engine
         if percept_engine is None and game.dialect is Dialect.GDL_II:
             self.percept_engine = _prolog_engine(game)
+        #: this machine's own time: about nothing when the build was `cached`
         self.build_s = time.perf_counter() - started
-        self.stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode,
-                          build_s=round(self.build_s, 3))
-        for note in grounding.notes:
+        self.stats = dict(compiled.stats, cached=self.cached)  # build_s: the build's own, not this machine's
+        if self.cached:
+            log.info("propnet: the build of these rules made earlier in this process (%.2f s then)",
+                     compiled.stats["build_s"])
+            return
+        for note in compiled.notes:
             log.info("propnet: %s", note)
         for warning in network.warnings:
             log.warning("propnet: %s", warning)

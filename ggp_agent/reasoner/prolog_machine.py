@@ -49,6 +49,8 @@ _RUNTIME = "ggp_runtime"
 class PrologStateMachine(StateMachine):
     """The `StateMachine` protocol over SWI-Prolog (see `statemachine.py`)."""
 
+    engine_name = "prolog"
+
     def __init__(
         self,
         game: ValidatedGame,

@@ -147,6 +147,11 @@ class StateMachine(abc.ABC):
     """
 
     move_codes: MoveCodes
+    #: The engine's name as `engines.ENGINES` knows it ("prolog", "propnet"): a
+    #: player that asked for "auto" records which one it got, so that a series
+    #: of matches can tell a player that searched at the propnet's speed from
+    #: one whose propnet did not build within the start clock.
+    engine_name: str
 
     # -- the methods an engine implements ---------------------------------------------
 

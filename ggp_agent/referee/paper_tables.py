@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from .paper_mcps import GAME_TITLES, LEAF_DEPTH, PLAYOUT_LENGTH, PLAYOUTS_PER_S, WINRATE, paper_table
-from .tournament import PlayerSummary, tally
+from .scores import PlayerSummary, tally
 
 #: The two algorithms, in the order of `players` in every match line.
 RULES = ("mcps", "grave")

@@ -61,11 +61,9 @@ from ..player.records import MatchRecord, write_record
 from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
 from .parent_watch import exit_with_parent
 from .resume import plan_stamp, played_records
+from .scores import PlayerSummary, count_engines, seat_scores, tally, wilson_interval
 
 log = logging.getLogger(__name__)
-
-#: z for a two-sided 95% interval.
-_Z95 = 1.959963984540054
 
 #: Tasks handed to each worker ahead of time (one playing, one waiting).
 _IN_FLIGHT_PER_WORKER = 2
@@ -96,7 +94,19 @@ def run_match_task(task: MatchTask) -> dict:
 
 
 def _controller_record(played: PlayedMatch) -> dict:
-    return {"record": played.record.to_json()}
+    """The controller's record, with the engine each in-process seat played on
+    (`seat_engines`): kept in the record, a resumed run still knows them."""
+    record = played.record
+    record.extra["seatEngines"] = seat_engines(played)
+    return {"record": record.to_json()}
+
+
+def seat_engines(played: PlayedMatch) -> list[Optional[str]]:
+    """Per seat, the engine its player's own record names (None for a player
+    at an address, or a record without one). A player asked for "auto" plays
+    on Prolog when its propnet does not build within its share of the start
+    clock: the same player then searches a hundred times slower."""
+    return [None if own is None else own.extra.get("engine") for own in played.player_records]
 
 
 def play_task(task: MatchTask, report: Callable[[PlayedMatch], dict]) -> dict:
@@ -117,39 +127,6 @@ def play_task(task: MatchTask, report: Callable[[PlayedMatch], dict]) -> dict:
         return {"index": task.index, "failure": f"{type(error).__name__}: {error}",
                 "traceback": traceback.format_exc(), "seconds": time.monotonic() - began,
                 "worker": os.getpid()}
-
-
-@dataclass
-class PlayerSummary:
-    """One player's results over the tournament."""
-
-    label: str
-    matches: int = 0
-    score: float = 0.0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    goal_total: float = 0.0
-    errors: int = 0
-
-    @property
-    def winrate(self) -> float:
-        return self.score / self.matches if self.matches else math.nan
-
-    @property
-    def mean_goal(self) -> float:
-        return self.goal_total / self.matches if self.matches else math.nan
-
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.score, self.matches)
-
-    def to_json(self) -> dict:
-        low, high = self.interval()
-        return {
-            "player": self.label, "matches": self.matches, "wins": self.wins, "draws": self.draws,
-            "losses": self.losses, "winrate": _round(self.winrate), "ci95": [_round(low), _round(high)],
-            "meanGoal": _round(self.mean_goal), "errors": self.errors,
-        }
 
 
 @dataclass
@@ -175,37 +152,6 @@ class TournamentResult:
             "seconds": round(self.seconds, 2), "summary": [s.to_json() for s in self.summaries],
             "failures": self.failures, "matches": self.rows,
         }
-
-
-def wilson_interval(successes: float, trials: int, z: float = _Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion (draws count as half a success).
-
-    >>> [round(x, 3) for x in wilson_interval(10, 20)]
-    [0.299, 0.701]
-    """
-    if trials <= 0:
-        return (math.nan, math.nan)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def seat_scores(goals: Sequence[int]) -> list[float]:
-    """Each seat's share of the match: beats = 1, ties = 1/2, over the other seats.
-
-    >>> seat_scores([100, 0]), seat_scores([50, 50]), seat_scores([70])
-    ([1.0, 0.0], [0.5, 0.5], [0.7])
-    """
-    if len(goals) == 1:
-        return [goals[0] / 100]
-    scores = []
-    for i, mine in enumerate(goals):
-        points = sum(1.0 if mine > other else 0.5 if mine == other else 0.0
-                     for j, other in enumerate(goals) if j != i)
-        scores.append(points / (len(goals) - 1))
-    return scores
 
 
 def seating(index: int, players: int, roles: int) -> tuple[int, ...]:
@@ -271,7 +217,8 @@ def run_tournament(
         ))
     backend = f"dask {cluster}" if cluster else f"process pool ({workers or os.cpu_count() or 1} workers)"
     result = TournamentResult(game_name, labels, games, start_clock, play_clock, backend)
-    result.summaries = [PlayerSummary(label) for label in labels]
+    result.summaries = [PlayerSummary(label, asked_engine=None if spec.is_remote else spec.config.engine)
+                        for label, spec in zip(labels, specs)]
     records_dir = out_dir / "records"
     began = time.monotonic()
     done = 0
@@ -339,28 +286,6 @@ def run_tasks(tasks: Sequence[MatchTask], workers: Optional[int], cluster: Optio
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def tally(summaries: Sequence[PlayerSummary], seat_players: Sequence[int], goals: Sequence[int],
-          errors: Sequence[int]) -> None:
-    """Count one finished match in each player's summary (`seat_players[r]`: the
-    player in seat r; a player in several seats scores their mean)."""
-    scores = seat_scores(goals)
-    for player, summary in enumerate(summaries):
-        seats = [r for r, sitting in enumerate(seat_players) if sitting == player]
-        if not seats:
-            continue
-        score = sum(scores[r] for r in seats) / len(seats)
-        summary.matches += 1
-        summary.score += score
-        summary.goal_total += sum(goals[r] for r in seats) / len(seats)
-        summary.errors += sum(errors[r] for r in seats)
-        if score > 0.5:
-            summary.wins += 1
-        elif score < 0.5:
-            summary.losses += 1
-        else:
-            summary.draws += 1
-
-
 def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_dir: Path) -> None:
     row = {"index": task.index, "matchId": task.match_id, "seats": list(task.labels),
            "seconds": round(outcome.get("seconds", 0.0), 2), "worker": outcome.get("worker")}
@@ -376,12 +301,14 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
     roles = task.seat_roles or tuple(range(len(record.roles)))
     errors = [record.errors_by_player()[r] for r in roles]
     goals = [record.goal_values[r] for r in roles] if record.goal_values else None
+    engines = record.extra.get("seatEngines") or [None] * len(task.seat_players)
     row.update({"roles": [record.roles[r] for r in roles], "goals": goals, "errors": errors,
-                "turns": len(record.moves), "aborted": record.is_aborted})
+                "turns": len(record.moves), "aborted": record.is_aborted, "engines": engines})
     result.rows.append(row)
     if record.is_aborted or not goals:
         return
     tally(result.summaries, task.seat_players, goals, errors)
+    count_engines(result.summaries, task.seat_players, engines)
 
 
 def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
@@ -474,10 +401,5 @@ def short_label(label: str, limit: int = 28) -> str:
     return label if len(label) <= limit else label[: limit - 3] + "..."
 
 
-def _round(value: float) -> Optional[float]:
-    return None if math.isnan(value) else round(value, 4)
-
-
-__all__ = ["MatchTask", "PlayerSummary", "TournamentResult", "play_task", "player_labels", "plot_winrates",
-           "run_match_task", "run_tasks", "run_tournament", "seat_scores", "seating", "short_label", "tally",
-           "wilson_interval"]
+__all__ = ["MatchTask", "TournamentResult", "play_task", "player_labels", "plot_winrates", "run_match_task",
+           "run_tasks", "run_tournament", "seating", "short_label"]

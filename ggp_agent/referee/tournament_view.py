@@ -44,6 +44,7 @@ def format_summary(result: TournamentResult) -> str:
             f"W/D/L {summary.wins}/{summary.draws}/{summary.losses}  mean goal {summary.mean_goal:.1f}  "
             f"errors {summary.errors}"
         )
+    lines.extend(engine_warnings(result))
     if result.failures:
         lines.append(f"  {len(result.failures)} match(es) failed: {result.failures[0]['failure']}")
     for kind, path in result.files.items():
@@ -51,4 +52,20 @@ def format_summary(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["format_summary", "progress_bar"]
+def engine_warnings(result: TournamentResult) -> list[str]:
+    """A line for each player that played matches on another engine than it
+    asked for: an "auto" player falls back to Prolog where its propnet does not
+    build within its share of the start clock, and those matches measure a
+    player a hundred times slower."""
+    lines = []
+    for summary in result.summaries:
+        other = summary.other_engines()
+        if other:
+            counts = ", ".join(f"{count} on {engine}" for engine, count in sorted(other.items()))
+            lines.append(f"  warning: {summary.label} played {counts} of {summary.matches} matches, not on "
+                         f"the engine it asked for ({summary.asked_engine}): give its propnet more time "
+                         f"with a longer --startclock (now {result.start_clock:g} s)")
+    return lines
+
+
+__all__ = ["engine_warnings", "format_summary", "progress_bar"]

@@ -14,11 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ggp_agent.referee.tournament import (
-    PlayerSummary, TournamentResult, player_labels, plot_winrates, run_tournament, seat_scores, seating,
-    wilson_interval,
-)
-from ggp_agent.referee.tournament_view import progress_bar
+from ggp_agent.referee.scores import PlayerSummary, seat_scores, wilson_interval
+from ggp_agent.referee.tournament import TournamentResult, player_labels, plot_winrates, run_tournament, seating
+from ggp_agent.referee.tournament_view import engine_warnings, format_summary, progress_bar
 from ..helpers import TICTACTOE
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).
@@ -114,6 +112,32 @@ def test_a_resumed_tournament_plays_only_the_missing_matches(tmp_path):
     assert [row["goals"] for row in resumed.rows[:2]] == [row["goals"] for row in first.rows]
     with pytest.raises(ValueError, match="another tournament"):
         run_tournament(TICTACTOE, ["legal", "random"], 3, 5, 1, tmp_path, workers=1, seed=4, resume=True)
+
+
+def test_each_players_engine_is_counted_and_kept_for_a_resumed_run(tmp_path):
+    """An "auto" player says which engine it got (here the propnet, which
+    tic-tac-toe builds at once), a Prolog player says Prolog: no warning."""
+    players = ["agent:search=random", "agent:search=random,engine=prolog"]
+    result = run_tournament(TICTACTOE, players, 2, 5, 1, tmp_path, workers=1, seed=3)
+    assert [s.engines for s in result.summaries] == [{"propnet": 2}, {"prolog": 2}]
+    assert [row["engines"] for row in result.rows] == [["propnet", "prolog"], ["prolog", "propnet"]]
+    assert engine_warnings(result) == []
+    resumed = run_tournament(TICTACTOE, players, 2, 5, 1, tmp_path, workers=1, seed=3, resume=True)
+    assert [s.engines for s in resumed.summaries] == [{"propnet": 2}, {"prolog": 2}]
+
+
+def test_a_player_that_fell_back_to_prolog_is_named_in_the_summary():
+    """The knightThrough series of the fifth session ran most matches on
+    Prolog (its propnet took longer than half of a 10 s start clock under
+    load) without a word in the summary: now the summary says so."""
+    result = TournamentResult("knightThrough", ["agent", "agent:engine=prolog"], 40, 10, 2, "test")
+    result.summaries = [PlayerSummary("agent", matches=40, asked_engine="auto", engines={"propnet": 2, "prolog": 38}),
+                        PlayerSummary("agent:engine=prolog", matches=40, asked_engine="prolog",
+                                      engines={"prolog": 40})]
+    warnings = engine_warnings(result)
+    assert warnings == ["  warning: agent played 38 on prolog of 40 matches, not on the engine it asked for (auto): "
+                        "give its propnet more time with a longer --startclock (now 10 s)"]
+    assert warnings[0] in format_summary(result)
 
 
 def test_the_random_role_is_no_seat(tmp_path):

@@ -1,5 +1,5 @@
 """The match lifecycle: START compiles and starts a search, PLAY answers in time
-(`play.py`), STOP and ABORT free the match.
+(`play.py`), STOP and ABORT free the match (`ending.py`).
 
 `Player.handle` takes a parsed message and returns the reply text. It runs on the
 event loop but never does long work there: compiling a game, applying a joint
@@ -31,11 +31,9 @@ responses.
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
 import logging
 import random
-import threading
 import time
 from typing import Callable, Optional
 
@@ -46,14 +44,16 @@ from ..search.arena import match_seconds
 from ..search.belief import Belief
 from ..search.interface import Search
 from ..search.registry import make_search
+from ..search.start_choices import start_budget
 from .config import PlayerConfig
-from .hidden import HiddenTurnTaker, expected_goals
+from .ending import Endings
+from .hidden import HiddenTurnTaker
 from .match import Match, MatchStatus
 from .play import MatchError, StartFailedError, new_following, safe_stats, wait_until
 from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, PerceptPlay, PerceptStop, Play, Preview, \
     ProtocolError, Start, Stop, info_reply, safe_name
 from .board_view import current_position
-from .records import MatchRecord, load_record, record_filename, state_text, write_record
+from .records import MatchRecord, state_text
 from .timing import AdaptiveMargin
 
 log = logging.getLogger(__name__)
@@ -93,9 +93,6 @@ class Player:
         self._search_factory = search_factory
         self._rng = random.Random(config.seed)
         self._matches: dict[str, Match] = {}
-        self._finished: collections.deque[dict] = collections.deque(maxlen=20)
-        self._records: collections.deque[MatchRecord] = collections.deque(maxlen=20)
-        self._cleanups: set[asyncio.Task] = set()
         # Engine work (compile, apply a move, clean up) and calls into the search
         # use separate pools, so a search that hangs cannot starve the engine.
         self._pool = concurrent.futures.ThreadPoolExecutor(
@@ -107,8 +104,7 @@ class Player:
         self.messages_handled = 0
         self.margins = AdaptiveMargin(base=config.safety_margin)
         self._turns = HiddenTurnTaker(config, self.margins, self._rng, self._pool, self._search_pool)
-        #: when `close` must be done (time.monotonic()), once it has begun
-        self._close_by: Optional[float] = None
+        self._endings = Endings(config, self.name, self._pool, self._turns)
 
     def _next_seed(self) -> Optional[int]:
         return None if self.config.seed is None else self._rng.randrange(2**31)
@@ -166,7 +162,7 @@ class Player:
                 except StartFailedError:
                     if self._matches.get(match.match_id) is match:
                         self._matches.pop(match.match_id)
-                        self._schedule_cleanup(match, None, MatchStatus.FAILED)
+                        self._endings.schedule(match, None, MatchStatus.FAILED)
                     raise
         if isinstance(message, PerceptStop):
             async with match.lock:
@@ -200,28 +196,16 @@ class Player:
                         "problem": self.records_problem},
             "matches": [{**m.summary(), "search": safe_stats(m.link.search), "position": current_position(m)}
                         for m in self._matches.values()],
-            "finished": list(self._finished),
+            "finished": list(self._endings.finished),
         }
 
     def finished_record(self, match_id: str) -> Optional[MatchRecord]:
-        """The record of a finished match, to replay: one of the last ones in
-        memory, else the one in the records folder; None when neither has it."""
-        for record in self._records:
-            if record.match_id == match_id:
-                return record
-        if self.config.record_dir is None:
-            return None
-        path = self.config.record_dir / record_filename(match_id, ".player")
-        try:
-            record = load_record(path)
-        except (OSError, ValueError, KeyError):
-            return None
-        return record if record.match_id == match_id else None
+        """The record of a finished match, to replay (None when it is not kept)."""
+        return self._endings.record_of(match_id)
 
     async def wait_idle(self) -> None:
         """Wait until every finished match has been cleaned up and recorded."""
-        while self._cleanups:
-            await asyncio.gather(*list(self._cleanups), return_exceptions=True)
+        await self._endings.wait_idle()
 
     async def close(self, grace: float = CLOSE_GRACE_S) -> None:
         """Stop within `grace` seconds: the replies in flight go out at once,
@@ -232,7 +216,7 @@ class Player:
         self.begin_shutdown()
         # the clean-ups stop waiting for work in progress a little before the
         # grace ends, so that they still write their records within it
-        self._close_by = began + max(0.0, grace - RECORDING_S)
+        self._endings.close_by = began + max(0.0, grace - RECORDING_S)
         for match in list(self._matches.values()):
             await self._finish(match, None, MatchStatus.ABORTED, ABORTED, time.monotonic())
         try:
@@ -240,7 +224,7 @@ class Player:
                                    timeout=max(0.05, began + grace - time.monotonic()))
         except asyncio.TimeoutError:
             log.error("stopping: %d clean-up(s) still running after %.1f s; not waiting for them",
-                      len(self._cleanups), grace)
+                      self._endings.running, grace)
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._search_pool.shutdown(wait=False, cancel_futures=True)
         log.info("stopped in %.3f s", time.monotonic() - began)
@@ -274,7 +258,7 @@ class Player:
             match.ready.result()
         except Exception as error:
             self._matches.pop(message.match_id, None)
-            self._finished.appendleft({**match.summary(), "status": MatchStatus.FAILED.value,
+            self._endings.finished.appendleft({**match.summary(), "status": MatchStatus.FAILED.value,
                                        "error": str(error)[:300]})
             log.error("START match=%s role=%s: cannot play this game, replying busy: %s",
                       match.match_id, match.role_text, error)
@@ -334,8 +318,8 @@ class Player:
             self.config.search, machine, role_index, seed=self._next_seed(), hidden=hidden,
             options=dict(self.config.search_options), ponder=self.config.ponder,
             memory_cap=self.config.memory_cap, threads=self.config.threads, parallel=self.config.parallel,
-            batch=self.config.batch,
-            clock_seconds=match_seconds(start.start_clock, start.play_clock),
+            batch=self.config.batch, clock_seconds=match_seconds(start.start_clock, start.play_clock),
+            start_seconds=start_budget(start.start_clock),
         )
 
     def _evict_abandoned(self, now: float) -> None:
@@ -345,146 +329,18 @@ class Player:
                 log.warning("match=%s role=%s: no message for %.0f s, abandoning it",
                             match.match_id, match.role_text, idle)
                 self._matches.pop(match.match_id, None)
-                self._schedule_cleanup(match, None, MatchStatus.ABANDONED)
+                self._endings.schedule(match, None, MatchStatus.ABANDONED)
 
     # ------------------------------------------------------------------ STOP, ABORT
 
     async def _finish(self, match: Match, moves, status: MatchStatus, reply: str, received: float) -> str:
         self._matches.pop(match.match_id, None)
         match.status = status
-        self._schedule_cleanup(match, moves, status)
+        self._endings.schedule(match, moves, status)
         log.info("%s match=%s role=%s turns=%d used=%.3fs",
                  "STOP" if status is MatchStatus.STOPPED else "ABORT", match.match_id, match.role_text,
                  len(match.history.joint_moves), time.monotonic() - received)
         return reply
-
-    def _schedule_cleanup(self, match: Match, moves, status: MatchStatus) -> None:
-        task = asyncio.get_running_loop().create_task(self._cleanup(match, moves, status))
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)
-
-    async def _cleanup(self, match: Match, moves, status: MatchStatus) -> None:
-        """Stop the search, free the engine, write the record (off the event loop).
-
-        Each wait (the START's compile, a slow engine step, the release) ends
-        at the grace once the player is closing; the record then holds what was
-        known, and a compile that finishes later is released on its own.
-        """
-        match.status = status
-        if match.ready is not None:
-            if not await self._within_grace(match.ready):
-                log.error("match=%s: still compiling as the player stops; released when it is done",
-                          match.match_id)
-                match.ready.add_done_callback(_release_when_compiled(match))
-                await self._write_record(match, None)
-                return
-            if not match.ready.cancelled():
-                match.ready.exception()  # a match that never started has nothing to free
-        async with match.lock:
-            loop = asyncio.get_running_loop()
-            following = match.following
-            if following is not None and following.catching_up is not None:
-                # a slow step: let it finish, keep its states
-                job, following.catching_up = following.catching_up, None
-                if await self._within_grace(job):
-                    try:
-                        results, error = job.result()
-                        self._turns.take_states(match, results)
-                        if error is not None:
-                            self._turns.lose_track(match, error)
-                    except Exception as error:  # noqa: BLE001
-                        self._turns.lose_track(match, error)
-                else:
-                    log.error("match=%s: our engine is still computing a state as the player stops; "
-                              "the record ends before it", match.match_id)
-            goals = None
-            release = loop.run_in_executor(self._pool, _release, match, moves)
-            if await self._within_grace(release):
-                try:
-                    goals = release.result()
-                except Exception as error:
-                    log.error("match=%s: clean-up failed: %s", match.match_id, error)
-            else:
-                log.error("match=%s: the search or the engine did not stop within the grace", match.match_id)
-                release.add_done_callback(lambda f: f.cancelled() or f.exception())
-        await self._write_record(match, goals)
-
-    async def _write_record(self, match: Match, goals: Optional[list[int]]) -> None:
-        """Keep the summary for the status page and write the record (inline
-        once the player is closing: the pool may be busy with work left behind)."""
-        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time(),
-                   "position": current_position(match)}
-        self._finished.appendleft(summary)
-        record = match.record(self.name, self.config.search, goals)
-        if self.stopping and match.status is MatchStatus.ABORTED:
-            record.abort_reason = "the player was stopped during the match"
-        self._records.appendleft(record)
-        if self.config.record_dir is None:
-            return
-        try:
-            if self.stopping:
-                path = write_record(record, self.config.record_dir, ".player")
-            else:
-                path = await asyncio.get_running_loop().run_in_executor(
-                    self._pool, write_record, record, self.config.record_dir, ".player")
-            log.info("match=%s: record written to %s", match.match_id, path)
-        except OSError as error:
-            log.error("match=%s: cannot write the record: %s", match.match_id, error)
-
-    async def _within_grace(self, job: asyncio.Future) -> bool:
-        """Wait for `job`; once the player is closing, no longer than its grace.
-        True when the job is done."""
-        await wait_until(float("inf"), self._grace_over, job)
-        return job.done()
-
-    def _grace_over(self) -> bool:
-        return self._close_by is not None and time.monotonic() >= self._close_by
-
-
-def _release_when_compiled(match: Match) -> Callable[[asyncio.Future], None]:
-    """A callback for a compile that outlived the player's close: release what it
-    built (the search's thread, the engine) in a thread of its own."""
-
-    def release(future: asyncio.Future) -> None:
-        if future.cancelled() or future.exception() is not None:
-            return
-        threading.Thread(target=_release, args=(match, None), name="late-release", daemon=True).start()
-
-    return release
-
-
-def _release(match: Match, moves) -> Optional[list[int]]:
-    """Stop the search, apply the last joint moves for the record, free the engine
-    (engine pool thread); the goal values when the match ended in a terminal state."""
-    following = match.following
-    goals = None
-    try:
-        if match.link.search is not None:
-            try:
-                match.link.search.stop()
-            except Exception as error:
-                log.error("match=%s: the search failed to stop: %s", match.match_id, error)
-        if following is not None and match.belief is not None:
-            goals = expected_goals(match)
-        elif following is not None:
-            state = following.state
-            joints = list(following.pending)
-            if moves is not None and len(moves) == len(following.roles):
-                joints.append(tuple(moves))
-            if following.lost is not None:  # the moves go in the record; no state, no goals
-                match.history.joint_moves.extend(joints)
-                return None
-            for joint in joints:
-                state = following.machine.next_state(state, joint)
-                match.history.joint_moves.append(joint)
-                match.history.states.append(state_text(state))
-            following.pending.clear()
-            if following.machine.is_terminal(state):
-                goals = list(following.machine.goal_values(state))
-    finally:
-        if following is not None:
-            following.machine.close()
-    return goals
 
 
 def _find_role(roles, wanted: Term) -> Optional[int]:

@@ -8,6 +8,8 @@ state per thread, passed in, so kernels stay pure functions of their arrays.
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
 from .jit import kernel
 
@@ -86,3 +88,14 @@ def mix64(x):
     x = (x ^ (x >> _S30)) * _K2
     x = (x ^ (x >> _S27)) * _K3
     return x ^ (x >> _S31)
+
+
+@intrinsic
+def popcount64(typingctx, word):
+    """Bits set in a uint64 (the CPU's popcount instruction through LLVM)."""
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return signature, codegen

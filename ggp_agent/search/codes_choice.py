@@ -1,4 +1,4 @@
-"""Move codes or effect codes: the search decides at START, by measuring the rules' effects.
+"""Move, effect or destination codes: the search decides at START, by measuring the rules' effects.
 
 AMAF and permutation statistics pool every playout that holds a code. Keyed
 by move codes, they are sound when a move means the same thing wherever it is
@@ -16,10 +16,20 @@ moves have one or two (a capture or not: the paper's AtariGo codes add such a
 flag by hand, and effect codes measured no better there), Hex's one, connect
 four's up to six. Needs a propnet (its state words); over Prolog the search
 keeps move codes.
+
+Where effect codes would be chosen, destination codes (`destinations.py`)
+are when the moves' own arguments say where they land and several moves
+land on one cell (the Wargame's units entering a cell from its
+neighbours): keyed by the destination and how much the move changed, the
+statistics pool what effect codes split by source and by health (Wargame
+5x5 against GRAVE: 0.644 over 160 with destination codes, 0.505 over 200
+with effect codes; docs/experiments.md). Connect four's column is where its disc falls only
+up to the row, and each column is a group of one: effect codes.
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -27,10 +37,14 @@ from ..propnet.arrays import new_work
 from ..propnet.bits import rand_below
 from ..propnet.jit import allocating_kernel
 from ..propnet.state_kernels import advance, is_terminal, legal_codes, load_state, peek_next
+from .destinations import pooled_share
 from .table import effect_hash
 
 #: Mean distinct effects per move code from which effect codes are used.
 EFFECTS_FROM = 2.5
+#: Where effects are chosen: the share of move codes sharing a destination
+#: with others (`destinations.pooled_share`) from which destination codes are.
+POOLED_FROM = 0.5
 #: Distinct effects remembered per code (more count as this many).
 EFFECTS_KEPT = 8
 #: What the measurement may spend at START: playouts, look-aheads, seconds.
@@ -90,12 +104,12 @@ def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_look
     return lookaheads
 
 
-def measure_effects(net, rng, start_words: np.ndarray, dynamic: np.ndarray) -> np.ndarray:
+def measure_effects(net, rng, start_words: np.ndarray, dynamic: np.ndarray, seconds: float = SECONDS) -> np.ndarray:
     """`seen` after playouts from the start, a few at a time, within PLAYOUTS,
-    LOOKAHEADS and SECONDS (slow propnets measure less)."""
+    LOOKAHEADS and `seconds` (slow propnets measure less)."""
     work = new_work(net)
     seen = np.zeros((int(net.n_codes), EFFECTS_KEPT), dtype=np.uint64)
-    deadline = time.perf_counter() + SECONDS
+    deadline = time.perf_counter() + seconds
     spent = 0
     for _ in range(PLAYOUTS):
         # a playout at a time, cut at CHUNK look-aheads, so a slow propnet
@@ -113,21 +127,35 @@ def effect_multiplicity(seen: np.ndarray) -> float:
     return float(met.mean()) if met.size else 0.0
 
 
-def choose_codes(multiplicity: float) -> str:
-    """"effects" when a move code has on average at least EFFECTS_FROM effects, else "moves"."""
-    return "effects" if multiplicity >= EFFECTS_FROM else "moves"
+def choose_codes(multiplicity: float, pooled: float = 0.0) -> str:
+    """Move codes unless a move code has on average at least EFFECTS_FROM
+    effects; then destination codes where at least POOLED_FROM of the move
+    codes share their destination with others (the Wargame's moves into a
+    cell), effect codes where a move's arguments do not say where it lands
+    (connect four's column)."""
+    if multiplicity < EFFECTS_FROM:
+        return "moves"
+    return "destinations" if pooled >= POOLED_FROM else "effects"
 
 
-def resolve_codes(rule: str, runner, state, terminal: bool) -> tuple[str, str]:
+def resolve_codes(rule: str, runner, state, terminal: bool, seconds: float = math.inf) -> tuple[str, str]:
     """What codes="auto" means for this search, and why: measured on the
-    runner's engine from `state`; move codes for UCT (it keeps no statistics
-    by code) and where the engine cannot say (Prolog)."""
+    runner's engine from `state` within `seconds` (at most SECONDS); move
+    codes for UCT (it keeps no statistics by code) and where the engine
+    cannot say (Prolog)."""
     if rule == "uct":
         return "moves", "UCT keeps no statistics by code"
     if terminal:
         return "moves", "the state is terminal"
-    multiplicity = runner.effect_multiplicity(state)
+    budget = min(SECONDS, seconds)
+    deadline = time.perf_counter() + budget
+    multiplicity = runner.effect_multiplicity(state, budget)
     if multiplicity is None:
         return "moves", "the engine cannot compare states (Prolog)"
-    codes = choose_codes(multiplicity)
-    return codes, f"{multiplicity:.2f} effects per move code (effect codes from {EFFECTS_FROM})"
+    reason = f"{multiplicity:.2f} effects per move code (effect codes from {EFFECTS_FROM})"
+    if choose_codes(multiplicity) == "moves":
+        return "moves", reason
+    groups = runner.destination_groups(state, max(0.0, deadline - time.perf_counter()))
+    pooled = 0.0 if groups is None else pooled_share(groups)
+    return choose_codes(multiplicity, pooled), (f"{reason}; {pooled:.2f} of the move codes share a "
+                                                f"destination (destination codes from {POOLED_FROM})")

@@ -67,6 +67,7 @@ class DeterminizedSearch(Search):
         memory_cap: Optional[int] = None,
         ponder: bool = True,
         clock_seconds: Optional[float] = None,
+        start_seconds: Optional[float] = None,
         name: str = "",
     ) -> None:
         self.machine = machine
@@ -80,6 +81,8 @@ class DeterminizedSearch(Search):
         self._rng = random.Random(self._seed)
         self._tree_cap = (memory_cap or DEFAULT_MEMORY_CAP) // ensemble.max_trees
         self._clock_seconds = clock_seconds
+        #: what each tree's START decisions may take (`start_choices.start_budget`)
+        self._start_seconds = start_seconds
         self._trees: list[TreeSearch] = []
         self._active: list[tuple[TreeSearch, float]] = []
         self._legal: tuple[Term, ...] = ()
@@ -180,6 +183,8 @@ class DeterminizedSearch(Search):
                     self._trees.append(self._new_tree(len(self._trees)))
                 tree = self._trees[index]
                 if tree.arena is None:
+                    if index > 0:  # the first tree measured the START choices: the others adopt them
+                        tree.adopt_settings(*self._trees[0].decided_settings())
                     tree.prepare(state, legal)
                 else:
                     tree.advance(None, state, legal)
@@ -198,7 +203,7 @@ class DeterminizedSearch(Search):
         # batches of its own, and the lanes know no chance role or forced edge.
         return TreeSearch(self.machine, self.role, params=self.params, seed=self._seed + 7919 * (index + 1),
                           memory_cap=self._tree_cap, ponder=True, clock_seconds=self._clock_seconds,
-                          batch=1, name=f"{self.name}-t{index}")
+                          start_seconds=self._start_seconds, batch=1, name=f"{self.name}-t{index}")
 
     # -- the worker ----------------------------------------------------------------------
 
@@ -433,7 +438,7 @@ def make_determinized_search(rule: str, machine: StateMachine, role_index: int, 
                              **settings) -> DeterminizedSearch:
     """A `DeterminizedSearch` over trees of the named rule; `options` set
     `SearchParams`, `ensemble_options` `EnsembleParams` (text values converted),
-    `settings` go to the search (ponder, memory_cap, clock_seconds)."""
+    `settings` go to the search (ponder, memory_cap, clock_seconds, start_seconds)."""
     params = replace(SearchParams(), rule=rule)
     if options:
         params = params.with_options(options)

@@ -110,7 +110,7 @@ def _effect_playout(A, P, net, work, rng):
             for w in range(A.before.shape[0]):
                 A.before[w] = work.state[w]
             advance(net, work, A.joint)
-            feature = effect_code(A, chooser, A.before, work.state)
+            feature = effect_code(A, chooser, A.joint[chooser], A.before, work.state)
             if feature >= 0:
                 A.rollout[steps, chooser] = feature
         else:

@@ -68,7 +68,7 @@ def record_effects(A, net, lanes, S, n_dynamic, n_lanes):
         t = steps[lane]
         for r in range(net.n_roles):
             if S.rollout[lane, t, r] >= 0:
-                code = effect_code(A, r, S.zero, S.change[lane])
+                code = effect_code(A, r, S.rollout[lane, t, r], S.zero, S.change[lane])
                 if code >= 0:
                     S.rollout[lane, t, r] = code
                 break

@@ -9,10 +9,17 @@ many may be out (`lanes_out`):
   other's results), at most `max_batch` (256, or the player's `batch=`);
 - the time left: when the player has said when it will ask for the move
   (`think_until`), no new lane starts that could not finish before then
-  (a lane's latency is measured as the search goes);
+  (a lane's latency is measured as the search goes, in the searching
+  thread's CPU time: on a loaded machine the thread is set aside now and
+  then, and wall time would count that against the lanes; a latency
+  inflated so once shut every lane out for the rest of a match, whose
+  moves then came from a handful of iterations or none);
 - one leaf: while that bound is 1, the iterations run one at a time by change
   propagation (the `PropnetRunner` kernel), which is faster for a single
-  leaf and what a tiny tree needs (tic-tac-toe's forced wins).
+  leaf and what a tiny tree needs (tic-tac-toe's forced wins); and when no
+  lane could end before the move is asked for and none is out, the time
+  left goes to single leaves too (`NEAR_DEADLINE_LEAVES` at a call), each
+  of them one playout long, not a lane's wait for the slowest of 256.
 
 Effect codes run on the lanes too: a lane records its chooser's effect code
 at every step of its playout (`lane_effects.record_effects`), and an edge
@@ -40,6 +47,9 @@ from .tree import root_done
 
 #: A quarter of the root's visits may be out at once (see the module docstring).
 ROOT_VISITS_PER_LANE = 4
+#: Single leaves per kernel call when no lane could end before the deadline:
+#: few, so that the time left is checked between them.
+NEAR_DEADLINE_LEAVES = 4
 
 
 def lanes_out(root_visits: int, max_batch: int, seconds_left: Optional[float], latency: float) -> int:
@@ -104,14 +114,19 @@ class LaneRunner(PropnetRunner):
             if out == 1 and flying == 0:
                 # one leaf at a time until the tree is old enough for two lanes
                 ran = self._one_at_a_time(A, P, min(n - done, max(1, 2 * ROOT_VISITS_PER_LANE - root_visits)))
+            elif out == 0 and flying == 0:
+                if seconds_left is None or seconds_left <= 0.0:
+                    break
+                # no lane could end in time: single leaves until the move is asked for
+                ran = self._one_at_a_time(A, P, min(n - done, NEAR_DEADLINE_LEAVES))
             else:
                 budget = n - done if out >= self.max_batch else min(n - done, max(out, 1))
-                began = time.perf_counter()
+                began = time.thread_time()
                 ran = int(lane_search(A, P, self.net, self.lanes, self.slots, self.work, self.rng, budget, out,
                                       1 if self.shared else 0))
                 if ran > 0:
                     lanes = max(1, out, flying)
-                    latency = (time.perf_counter() - began) * lanes / ran
+                    latency = (time.thread_time() - began) * lanes / ran
                     self.latency = latency if self.latency == 0.0 else 0.8 * self.latency + 0.2 * latency
             done += ran
             if ran == 0 or A.counters[C_INTERRUPT] != 0 or root_done(A, P):

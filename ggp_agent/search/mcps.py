@@ -22,27 +22,15 @@ Only the MCPS rule calls these; UCT and GRAVE pay nothing for them.
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
 
 from .arena import C_CODES, C_CURSOR, C_FREEZES, C_PERM, C_STAMP, EXPANDED
+from ..propnet.bits import popcount64
 from ..propnet.jit import kernel
 from .params import P_WINDOW
 from .table import note_code
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-
-
-@intrinsic
-def popcount64(typingctx, word):
-    """Bits set in a uint64 (the CPU's popcount instruction through LLVM)."""
-    signature = types.uint64(types.uint64)
-
-    def codegen(context, builder, sig, args):
-        return builder.ctpop(args[0])
-
-    return signature, codegen
 
 
 @kernel

@@ -60,7 +60,10 @@ N_PARAMS = 23
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
 #: that, it reads as moves.
-CODES = {"moves": 0, "effects": 1, "auto": 0}
+CODES = {"moves": 0, "effects": 1, "destinations": 2, "auto": 0}
+#: The codings whose codes beyond the move codes are learnt from a move's
+#: effect on the state (they need a propnet and the effect tables).
+EFFECT_CODINGS = ("effects", "destinations")
 
 #: What the permutation window keeps when the match moves the root (see
 #: `SearchParams.root_window`); the driver applies it, the kernels never read it.
@@ -117,7 +120,12 @@ class SearchParams:
       edge learns its effect code when its child is first computed. "auto":
       decided when the search starts, from the rules: effect codes where a
       move code has several effects on average (`codes_choice.py`: connect
-      four's "drop in column c"), move codes elsewhere.
+      four's "drop in column c"), destination codes where those moves also
+      share their destinations (the Wargame), move codes elsewhere. "destinations":
+      a move keyed by its destination (the move's arguments found in what it
+      makes true) and how many fluents it changes, so that a plain move, a
+      capture and an attack on one cell are three codes however the piece
+      got there (`destinations.py`; effect codes for moves without one).
     - `priors`: how MCPS weighs its priors. "whole": as published (and as
       `prior_bias`, `root_explore` say). "capped": a prior is worth at most
       1 / CAPPED_PRIOR_BIAS playouts of the edge itself and the root explores

@@ -31,6 +31,7 @@ asks only for legal moves), within `SECONDS`.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Optional
@@ -99,13 +100,15 @@ def choose_priors(share: Optional[float]) -> str:
     return "capped" if share is not None and share >= RETURNING_FROM else "whole"
 
 
-def resolve_priors(rule: str, machine: StateMachine, state: State, terminal: bool) -> tuple[str, str]:
-    """What priors="auto" means for this search, and why."""
+def resolve_priors(rule: str, machine: StateMachine, state: State, terminal: bool,
+                   seconds: float = math.inf) -> tuple[str, str]:
+    """What priors="auto" means for this search, and why: measured within
+    `seconds` (at most SECONDS)."""
     if rule != "mcps":
         return "whole", f"{rule.upper()} keeps its published rule"
     if terminal:
         return "whole", "the state is terminal"
-    share = returning_share(machine, state)
+    share = returning_share(machine, state, seconds=min(SECONDS, seconds))
     priors = choose_priors(share)
     if share is None:
         return priors, "no played move code left the legal moves in random playouts"

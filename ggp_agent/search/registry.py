@@ -55,7 +55,8 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
 
     `settings` go to the tree searches (`tree_search.make_tree_search`):
     `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
-    `memory_cap`, `clock_seconds`, `batch` (leaves at once on the lanes; 1:
+    `memory_cap`, `clock_seconds`, `start_seconds` (what the START decisions
+    may take, `start_choices.start_budget`), `batch` (leaves at once on the lanes; 1:
     one at a time); `threads` (None: `DEFAULT_THREADS`) trees share the
     memory cap and are merged at the root, or with `parallel="tree"` the
     threads search one tree on their own lanes (`shared_tree.py`; it needs

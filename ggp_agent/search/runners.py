@@ -29,6 +29,7 @@ from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import State, StateMachine
 from . import kernels, tree
 from .codes_choice import effect_multiplicity, measure_effects
+from .destinations import destination_positions, group_codes
 from .table import new_node, register_code, set_terminal, tt_find
 from .arena import C_PATH, Arena
 
@@ -51,9 +52,11 @@ class PropnetRunner:
         self.work = new_work(self.net)
         self.saved = new_work(self.net)
         self.rng = new_rng(seed)
+        self.seed = seed
         self.move_codes = machine.move_codes
         self.n_words = int(self.net.n_words)
         self.held = False
+        self._groups: Optional[tuple[State, np.ndarray]] = None
 
     @property
     def n_roles(self) -> int:
@@ -77,13 +80,22 @@ class PropnetRunner:
         """Mark the fluents effect codes look at (`kernels.move_dependent_fluents`)."""
         kernels.move_dependent_fluents(self.net, A.dynamic)
 
-    def effect_multiplicity(self, state: State) -> Optional[float]:
+    def effect_multiplicity(self, state: State, seconds: float) -> Optional[float]:
         """Mean distinct effects per move code over a few random playouts from
-        `state` (`codes_choice.py`)."""
+        `state`, within about `seconds` (`codes_choice.py`)."""
         dynamic = np.zeros(self.n_words, dtype=np.uint64)
         kernels.move_dependent_fluents(self.net, dynamic)
-        seen = measure_effects(self.net, self.rng, self.machine.state_words(state), dynamic)
+        seen = measure_effects(self.net, self.rng, self.machine.state_words(state), dynamic, seconds)
         return effect_multiplicity(seen)
+
+    def destination_groups(self, state: State, seconds: float) -> Optional[np.ndarray]:
+        """Each move code's destination group (`destinations.py`), measured
+        from `state` within about `seconds`, once per state: the codes choice
+        and the arena's preparation ask for the same."""
+        if self._groups is None or self._groups[0] is not state:
+            positions = destination_positions(self.machine, state, seconds, random.Random(self.seed))
+            self._groups = (state, group_codes(self.n_codes(), self.code_role(), self.move_of, positions))
+        return self._groups[1]
 
     def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
         return int(kernels.propnet_root(A, self.net, self.work, self.machine.state_words(state)))
@@ -149,8 +161,12 @@ class MachineRunner:
     #: Effect codes need state words; over Prolog the statistics use move codes.
     supports_effects = False
 
-    def effect_multiplicity(self, state: State) -> Optional[float]:
+    def effect_multiplicity(self, state: State, seconds: float) -> Optional[float]:
         """Unknown over a Prolog engine (no state words to compare)."""
+        return None
+
+    def destination_groups(self, state: State, seconds: float) -> Optional[np.ndarray]:
+        """None: destination codes are effect codes, which need state words."""
         return None
 
     @property

@@ -80,9 +80,8 @@ class SharedTreeSearch(TreeSearch):
         for worker in self._workers:
             worker.start()
 
-    def advance(self, joint_move, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:
-        super().advance(joint_move, state, legal_moves)
-        for worker in self._workers[1:]:
+    def _wake(self) -> None:
+        for worker in self._workers:
             worker.wake()
 
     def stop(self) -> None:
@@ -128,6 +127,8 @@ class SharedTreeSearch(TreeSearch):
             self._think_seconds += elapsed / len(self._workers)
             self._total_iterations += ran
             self._adapt(ran, elapsed)
+            if ran == 0:  # nothing could start before the deadline (see TreeSearch._step)
+                return False
             take_tree(A)
             try:
                 self._publish_locked()

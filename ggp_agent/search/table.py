@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..propnet.bits import mix64
+from ..propnet.bits import mix64, popcount64
 from ..propnet.jit import kernel
 from .arena import C_CODES, C_NODES, C_TRANSITIONS, C_TT, PROVEN, TERMINAL
 
@@ -66,12 +66,34 @@ def effect_hash(role, before, after, dynamic):
 
 
 @kernel
-def effect_code(A, role, before, after):
-    """The statistics code of a role's move that turned state `before` into
-    `after` (uint64 words): its effect (`effect_hash` over `A.dynamic`),
+def destination_hash(role, group, before, after, dynamic):
+    """A destination code's key (`SearchParams.codes` "destinations"): the
+    role, the move's destination group, and how many move-dependent fluents
+    the move changed (a capture or an attack changes more than a plain move)."""
+    changed = np.uint64(0)
+    for w in range(dynamic.shape[0]):
+        changed += popcount64((before[w] ^ after[w]) & dynamic[w])
+    h = mix64(np.uint64(role + 1) * _K1 ^ np.uint64(0xBB67AE8584CAA73B))
+    h = mix64(h ^ (np.uint64(group) + _K1))
+    h = mix64(h ^ (changed * _K1 + np.uint64(7)))
+    if h == np.uint64(0):
+        h = np.uint64(1)
+    return h
+
+
+@kernel
+def effect_code(A, role, move, before, after):
+    """The statistics code of a role's move (code `move`) that turned state
+    `before` into `after` (uint64 words): its effect (`effect_hash` over
+    `A.dynamic`), or with destination codes its destination and how much it
+    changed (`destination_hash`; a move with no group keeps its effect),
     interned on first sight. -1 when the table is full (the caller keeps the
     move code)."""
-    h = effect_hash(role, before, after, A.dynamic)
+    group = A.code_group[move] if 0 <= move < A.code_group.shape[0] else -1
+    if group >= 0:
+        h = destination_hash(role, group, before, after, A.dynamic)
+    else:
+        h = effect_hash(role, before, after, A.dynamic)
     mask = A.effect_key.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
     while A.effect_key[i] != np.uint64(0):
@@ -101,9 +123,10 @@ def learn_effect(A, node, depth, before, after):
     many, role = choosers(A, node)
     if many != 1:
         return
-    feature = effect_code(A, role, before, after)
+    edge = A.path_edge[depth, role]
+    feature = effect_code(A, role, A.edge_code[edge], before, after)
     if feature >= 0:
-        A.edge_feat[A.path_edge[depth, role]] = feature
+        A.edge_feat[edge] = feature
         A.path_code[depth, role] = feature
 
 

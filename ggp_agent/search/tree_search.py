@@ -11,9 +11,10 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
   going on the tree it has, and after a root change, once the arena is more
   than half full, the worker collects what the new root no longer reaches
   (before its next batch: the root change itself stays quick);
-- tree reuse: the root moves to the child of the reported joint move when the
-  tree holds it (else to the state's node, found by its hash, or a new one),
-  and MCPS keeps only the window playouts that contain the moves played;
+- tree reuse (`root_change.py`): the root moves to the child of the
+  reported joint move when the tree holds it (else to the state's node,
+  found by its hash, or a new one), and MCPS keeps only the window playouts
+  that contain the moves played;
 - pondering (`ponder`, the default): the worker thinks whenever the game is
   on; off, only from a root change where our role has a choice until the
   player asks for the move (fair experiments);
@@ -34,27 +35,26 @@ import time
 from dataclasses import replace
 from typing import Optional, Sequence
 
-import numpy as np
-
 from ..gdl.dialect import random_role_index
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
-from . import mcps, tree
-from .arena import (
-    C_INTERRUPT, C_NODES, C_ROOT, EXPANDED, Arena, arena_bytes, half_full, new_arena, plan_capacity,
-)
-from .collect import clear_tree, collect_garbage
+from . import tree
+from .arena import C_INTERRUPT, C_ROOT, EXPANDED, Arena, arena_bytes, half_full, new_arena, plan_capacity
 from .figures import answer_summary, arena_figures, root_figures
 from .interface import Search
-from .params import P_SOLVER, RULES, SearchParams, tree_params
+from .params import EFFECT_CODINGS, P_SOLVER, SearchParams, tree_params
 from .start_choices import decide_auto_settings
-from .root import move_decided, played_edge, root_child, root_choice_codes
+from .root import move_decided, played_edge
+from .root_change import collect_tree, node_after
 from .lane_runner import choose_runner
 from .select import role_best_goal
 from .votes import tree_votes
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
+
+#: Seconds START may spend finding destination arguments (`destinations.py`).
+DESTINATION_SECONDS = 0.2
 
 
 class TreeSearch(Search):
@@ -69,7 +69,7 @@ class TreeSearch(Search):
         seed: Optional[int] = None,
         memory_cap: Optional[int] = None,
         ponder: bool = True,
-        clock_seconds: Optional[float] = None,
+        clock_seconds: Optional[float] = None, start_seconds: Optional[float] = None,
         batch_seconds: float = 0.01,
         batch: Optional[int] = None,
         name: str = "",
@@ -81,11 +81,12 @@ class TreeSearch(Search):
         self.ponder = ponder
         self.memory_cap = memory_cap
         self.clock_seconds = clock_seconds
+        self.start_seconds = start_seconds
         self.batch_seconds = batch_seconds
         self.name = name or f"{params.rule}-role{role_index}"
         self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
         self._runner = choose_runner(machine, self._seed, params, batch)
-        if params.codes == "effects" and not self._runner.supports_effects:
+        if params.codes in EFFECT_CODINGS and not self._runner.supports_effects:
             log.info("search %s: effect codes need a propnet; using move codes", self.name)
             params = replace(params, codes="moves")
             self.params = params
@@ -123,7 +124,8 @@ class TreeSearch(Search):
         `run_for` and `best_move` then work in the caller's thread)."""
         runner = self._runner
         terminal = self.machine.is_terminal(state)
-        self.params, reasons = decide_auto_settings(self.name, self.params, runner, self.machine, state, terminal)
+        self.params, reasons = decide_auto_settings(self.name, self.params, runner, self.machine, state, terminal,
+                                                    self.start_seconds)
         self._packed = self.params.pack()
         self._reasons.update(reasons)
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
@@ -133,7 +135,7 @@ class TreeSearch(Search):
             memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
             amaf_alloc=self.params.amaf_alloc, window=self.params.window,
             max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
-            effects=self.params.codes == "effects", legal_words=runner.legal_words,
+            effects=self.params.codes in EFFECT_CODINGS, legal_words=runner.legal_words,
             regret=self.params.sim == "rm",
         )
         self.capacity = capacity
@@ -141,6 +143,8 @@ class TreeSearch(Search):
                                code_role=runner.code_role(), goal_values=runner.goal_values(),
                                chance_role=random_role_index(self.machine.roles))
         runner.prepare_arena(self.arena)
+        if self.params.codes == "destinations":
+            self._group_destinations(state)
         root = runner.root_node(self.arena, self._packed, state)
         if root < 0:
             raise RuntimeError("the arena cannot hold even the root")
@@ -150,6 +154,17 @@ class TreeSearch(Search):
         self._decided = self._decided_locked()
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
+
+    def _group_destinations(self, state: State) -> None:
+        """Destination codes: each move code's group, measured from `state`
+        (already, when the codes choice measured it)."""
+        seconds = min(DESTINATION_SECONDS, self.start_seconds or DESTINATION_SECONDS)
+        groups = self._runner.destination_groups(state, seconds)
+        if groups is None:  # not reached: the coding needs a propnet (see __init__)
+            return
+        self.arena.code_group[:len(groups)] = groups
+        log.info("search %s: destination codes: %d move codes in %d destination groups", self.name,
+                 int((groups >= 0).sum()), len(set(groups[groups >= 0].tolist())))
 
     def decided_settings(self) -> tuple[dict[str, str], dict[str, str]]:
         """The settings decided at START and why, for another tree of the match to adopt."""
@@ -184,29 +199,12 @@ class TreeSearch(Search):
             for each in self._runners():
                 each.forget_inflight(A)  # lanes out belong to the old root
                 each.think_until(None)
-            codes = [None] if joint_move is None else [runner.code_of(r, m) for r, m in enumerate(joint_move)]
             if legal_moves is not None:
                 our = len(legal_moves)
             else:
                 our = 0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role))
             P = self._packed
-            child = -1
-            if all(c is not None for c in codes):
-                joint = np.asarray(codes, dtype=np.int32)
-                child = int(root_child(A, joint))
-                if RULES[self.rule] == RULES["mcps"] and self.params.root_window != "keep":
-                    choice = np.zeros(len(codes), dtype=np.int32)
-                    n = int(root_choice_codes(A, joint, choice))
-                    if n < 0 or self.params.root_window == "clear":
-                        mcps.clear_window(A)
-                    else:
-                        mcps.restrict_window(A, P, choice, n)
-            elif RULES[self.rule] == RULES["mcps"]:
-                mcps.clear_window(A)
-            found_by = "joint move"
-            if child < 0:
-                found_by = "state"
-                child = runner.root_node(A, P, state)
+            child, found_by = node_after(A, P, self.params, runner, joint_move, state)
             if child >= 0:
                 tree.set_root(A, P, child)
             else:  # no room even for the new root: start afresh now
@@ -233,7 +231,7 @@ class TreeSearch(Search):
         if took > 0.1:
             log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
                         self.name, took, waited)
-        self._worker.wake()
+        self._wake()
 
     def best_move(self) -> Optional[Term]:
         """The move to play now (and the figures logged once per answer)."""
@@ -250,9 +248,16 @@ class TreeSearch(Search):
         return move
 
     def answered(self) -> None:
-        """The move is taken: without pondering, no thinking until the next root change."""
+        """The move is taken. Without pondering, no thinking until the next
+        root change. With it, the search goes on with no deadline: the lanes
+        stop starting iterations at the deadline (`think_until`), and left
+        there the worker would wait out the opponents' time doing nothing."""
         if not self.ponder:
             self._thinking = False
+            return
+        for each in self._runners():
+            each.think_until(None)
+        self._wake()
 
     def root_votes(self) -> list:
         """Our role's root edges as `votes.RootVote`s: from the tree between
@@ -361,6 +366,11 @@ class TreeSearch(Search):
             self._think_seconds += elapsed
             self._total_iterations += ran
             self._adapt(ran, elapsed)
+            if ran == 0:
+                # nothing could start before the deadline: wait for the move to be
+                # asked for (or a root change, or a stop) instead of spinning on the
+                # GIL while the player sends its reply
+                return False
             self._publish_locked()
         return True
 
@@ -386,6 +396,10 @@ class TreeSearch(Search):
         self._errors += 1
         self._last_error = f"{type(error).__name__}: {error}"[:300]
 
+    def _wake(self) -> None:
+        """Cut the worker's idle wait short (a new root, a move taken while pondering)."""
+        self._worker.wake()
+
     def _interrupt(self) -> None:
         """Make the running batch stop at its next iteration and keep the worker
         off the lock until `_resume` (root changes, holds, stop)."""
@@ -409,25 +423,8 @@ class TreeSearch(Search):
         self._batch = min(target, 2 * self._batch)
 
     def _collect(self, root: int, state: Optional[State]) -> None:
-        """Free what the new root cannot reach (mark and slide, `collect.collect_garbage`)."""
-        A = self.arena
-        began = time.perf_counter()
-        before = int(A.counters[C_NODES])
-        for each in self._runners():
-            each.forget_inflight(A)
-        if root < 0:
-            # The arena had no room even for the new root: start afresh.
-            clear_tree(A)
-            self._runner.after_collection(A, 0)
-            root = self._runner.root_node(A, self._packed, state)
-            tree.set_root(A, self._packed, root)
-            kept = int(A.counters[C_NODES])
-        else:
-            kept = int(collect_garbage(A))
-            self._runner.after_collection(A, kept)
+        collect_tree(self.arena, self._packed, self._runners(), root, state, self.name)
         self._collections += 1
-        log.info("search %s: collected the tree in %.3f s, %d of %d nodes kept", self.name,
-                 time.perf_counter() - began, kept, before)
 
     def _offered_at_root(self) -> Optional[list]:
         """Our moves at the root, from the edges `tree_votes` reads (None while it is unexpanded)."""

@@ -172,6 +172,9 @@ def _exercise_search(rule: str, machine: StateMachine) -> None:
     search = make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20, options={"rho": 2, "amaf_alloc": 1})
     state = machine.initial_state()
     search.prepare(state)
+    # a root change without a joint move (GDL-II's determinizations): MCPS
+    # clears its window here, as after a root it had not expanded in a match
+    search.advance(None, state)
     roles = range(len(machine.roles))
     while not machine.is_terminal(state):
         search.search(64)

@@ -127,6 +127,24 @@ def test_across_tree_ucb_tries_every_move_in_every_tree():
             search.stop()
 
 
+def test_the_trees_of_an_ensemble_measure_the_start_choices_once(caplog):
+    """The first tree decides codes and priors; the others adopt its settings
+    (each measuring again took up to 0.6 s a tree, four trees at START)."""
+    with make_state_machine("propnet", load_game(GAMES / "blind_tictactoe.kif")) as machine:
+        belief, _ = blind_tictactoe_belief(machine, 2, seed=5)
+        search = make_determinized_search("mcps", machine, 0, seed=2, ponder=False, ensemble_options={"trees": 4})
+        with caplog.at_level("INFO", logger="ggp_agent.search.start_choices"):
+            search.start(machine.initial_state(), machine.legal_moves(machine.initial_state(), 0))
+            try:
+                search.observe(belief, belief.legal_moves())
+                assert search.stats()["trees"] == 4
+            finally:
+                search.stop()
+        assert caplog.text.count("priors:") == 1 and caplog.text.count("codes:") == 1
+        settings = {(tree.params.codes, tree.params.priors) for tree, _ in search._active}  # noqa: SLF001
+        assert len(settings) == 1 and "auto" not in settings.pop()
+
+
 def test_the_number_of_trees_grows_while_the_ensemble_is_split():
     with make_state_machine("propnet", load_game(GAMES / "blind_tictactoe.kif")) as machine:
         belief, _ = blind_tictactoe_belief(machine, 2, seed=5)

@@ -131,6 +131,24 @@ def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
     assert not (A.edge_child[: A.edge_child.shape[0]] == PENDING).any()
 
 
+def test_a_search_whose_lanes_could_not_end_in_time_plays_single_leaves(nogo):
+    """When no lane could end before the move is asked for, the time left goes
+    to single leaves, not to nothing: a latency once measured too long (a
+    loaded machine) shut every lane out, and moves came from a handful of
+    iterations or none ("the search has no move yet")."""
+    search = _grown(nogo)
+    A, runner = search.arena, search._runner
+    runner.forget_inflight(A)
+    runner.latency = 100.0  # no lane could end before the deadline below
+    runner.think_until(time.monotonic() + 0.5)
+    before = int(A.node_visits[int(A.counters[C_ROOT])])
+    ran = runner.run(A, search._packed, 40)
+    assert ran == 40 and int(A.node_visits[int(A.counters[C_ROOT])]) == before + 40
+    assert runner.slots.counters[S_INFLIGHT] == 0  # and no lane started
+    runner.think_until(time.monotonic() - 0.01)  # past the deadline: nothing starts
+    assert runner.run(A, search._packed, 40) == 0
+
+
 def test_nodes_made_on_the_lanes_keep_their_legal_moves(nogo):
     """A node the lanes attach keeps its legal moves, and expanding it from them
     gives the edges the engine would."""
@@ -290,5 +308,31 @@ def test_without_pondering_every_tree_stops_when_the_move_is_taken(nogo):
         before = search.stats()["total_iterations"]
         time.sleep(0.5)
         assert search.stats()["total_iterations"] == before
+    finally:
+        search.stop()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_past_the_deadline_the_worker_waits_and_once_answered_ponders_on(nogo, threads):
+    """With pondering: once the deadline has passed, no iteration can start
+    before the move is asked for, and the worker waits instead of spinning
+    (a spinning worker held the GIL while the player sent its reply: a reply
+    went out 0.7 s late at a 1 s clock on a loaded machine); once the move is
+    taken it searches on with no deadline, through the opponents' time."""
+    search = make_search("mcps", nogo, 0, seed=2, threads=threads, ponder=True, memory_cap=32 << 20)
+    state = nogo.initial_state()
+    search.start(state, tuple(nogo.legal_moves(state, 0)))
+    try:
+        time.sleep(0.3)
+        search.think_until(time.monotonic() + 0.05)
+        time.sleep(0.2)  # the deadline passes; lanes out land
+        cpu = time.process_time()
+        time.sleep(0.5)
+        idle_cpu = time.process_time() - cpu
+        assert idle_cpu < 0.1, f"the worker used {idle_cpu:.2f} s of CPU waiting for the question"
+        assert search.best_move() is not None
+        before = search.stats()["total_iterations"]
+        time.sleep(0.5)
+        assert search.stats()["total_iterations"] > before + 100
     finally:
         search.stop()

@@ -74,7 +74,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--no-ponder", dest="ponder", action="store_false", default=_env_flag("ponder", True),
                        help="think only on our own turns [GGP_PONDER=0]")
     serve.add_argument("--threads", type=int, default=_env("threads", None), metavar="N",
-                       help="cores a search uses, one tree each, merged at the root (default: 1; a game "
+                       help="cores a search uses, one tree each, merged at the root (default: every core; a game "
                             "on Prolog uses one) [GGP_THREADS]")
     serve.add_argument("--memory", type=float, default=_env("memory", None), metavar="MB",
                        help="cap on one search's arena, MB (default: 1 GiB, at most a quarter of free memory) [GGP_MEMORY]")

@@ -26,7 +26,7 @@ class PlayerConfig:
     between messages (off: only from a new position where we have a choice until
     the move is asked for, as in equal-time experiments), `memory_cap`
     bounds its arenas in bytes (all threads together), `threads` is how many
-    cores it searches on (None: one, `search.registry.DEFAULT_THREADS`; one tree per thread,
+    cores it searches on (None: every core, `search.registry.DEFAULT_THREADS`; one tree per thread,
     merged at the root, or one shared tree with `parallel="tree"`) and
     `batch` how many leaves it plays out at once on
     the propnet's lanes (None: as many as the tree's age and the time left

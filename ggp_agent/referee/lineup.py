@@ -12,7 +12,7 @@ Keys of an in-process configuration: `search` (a search rule), `engine`,
 `time` (seconds of thinking per move, at most the clock minus the margin),
 `margin` (safety margin in seconds), `name`, `seed`; for the tree searches
 (mcps, grave, uct) also `ponder` (0 or 1), `mem` (arena cap in MB), `threads`
-(cores; default 1), `parallel` (root: a tree per thread; tree: one shared
+(cores; default every core), `parallel` (root: a tree per thread; tree: one shared
 tree), `batch` (leaves at once on the lanes; 1: one at a time) and any
 constant of `search.params.SearchParams` by name (`c`, `rho`, `bias`,
 `amaf_alloc`, `max_rollout`, `window`, `solver`, `max_depth`), e.g.

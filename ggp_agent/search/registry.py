@@ -8,6 +8,7 @@ propnet runs them on several cores (in a GDL-II match, an ensemble of them:
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Optional
 
 from ..propnet.machine import PropnetStateMachine
@@ -27,11 +28,20 @@ TREE_RULES: tuple[str, ...] = tuple(RULES)
 _FLAT: dict[str, Callable[..., Search]] = dict(zip(FLAT_RULES, (MonteCarloSearch, RandomSearch, LegalSearch)))
 
 
-#: One thread unless asked: two agents pondering with two threads each on a
-#: two-core machine (every full match of the tests, a tournament's pair) is not
-#: yet proven to answer in time; `--threads 2` and `threads=2` in a player spec
-#: are measured in docs/search.md.
-DEFAULT_THREADS = 1
+def machine_cores() -> int:
+    """The cores this process may run on: its CPU affinity, which a container's
+    cpuset narrows where `os.cpu_count` would still count the host's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+#: A tree per core unless asked otherwise (`--threads`, `threads=` in a player
+#: spec): the play clock buys twice the iterations on two cores, and two
+#: agents pondering with two threads each on a two-core machine answer in time
+#: (docs/search.md, "Batched leaves and both cores").
+DEFAULT_THREADS = machine_cores()
 
 
 def search_threads(threads: Optional[int], machine: StateMachine) -> int:

@@ -121,13 +121,7 @@ class SharedTreeSearch(TreeSearch):
                 self._decided = True
             if not self._thinking or done:
                 return False
-            began = time.perf_counter()
-            ran = self._lane_runners[k].run(A, self._packed, self._batch)
-            elapsed = time.perf_counter() - began
-            self._think_seconds += elapsed / len(self._workers)
-            self._total_iterations += ran
-            self._adapt(ran, elapsed)
-            if ran == 0:  # nothing could start before the deadline (see TreeSearch._step)
+            if self._run_batch(self._lane_runners[k], 1 / len(self._workers)) == 0:
                 return False
             take_tree(A)
             try:

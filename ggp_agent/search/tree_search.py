@@ -360,19 +360,21 @@ class TreeSearch(Search):
                 return False
             if not self._thinking:
                 return False
-            began = time.perf_counter()
-            ran = self._runner.run(self.arena, self._packed, self._batch)
-            elapsed = time.perf_counter() - began
-            self._think_seconds += elapsed
-            self._total_iterations += ran
-            self._adapt(ran, elapsed)
-            if ran == 0:
-                # nothing could start before the deadline: wait for the move to be
-                # asked for (or a root change, or a stop) instead of spinning on the
-                # GIL while the player sends its reply
+            if self._run_batch(self._runner) == 0:
                 return False
             self._publish_locked()
         return True
+
+    def _run_batch(self, runner, share: float = 1.0) -> int:
+        """One batch on `runner`, counted (`share`: this thread's part of the think time). 0:
+        none could start before the deadline; the worker then waits, not spins on the GIL."""
+        began = time.perf_counter()
+        ran = runner.run(self.arena, self._packed, self._batch)
+        elapsed = time.perf_counter() - began
+        self._think_seconds += elapsed * share
+        self._total_iterations += ran
+        self._adapt(ran, elapsed)
+        return ran
 
     def _publish_locked(self) -> None:
         """After a batch: what the player reads without waiting (the move, the

@@ -262,8 +262,15 @@ def test_two_threads_find_the_winning_move(tictactoe, parallel):
         search.stop()
 
 
-def test_threads_default_to_one_and_prolog_gets_one(tictactoe):
-    assert isinstance(make_search("mcps", tictactoe, 0, seed=1), TreeSearch)
+def test_threads_default_to_the_cores_and_prolog_gets_one(tictactoe):
+    from ggp_agent.search.registry import machine_cores
+
+    default = make_search("mcps", tictactoe, 0, seed=1)
+    if machine_cores() == 1:
+        assert isinstance(default, TreeSearch)
+    else:
+        assert isinstance(default, RootParallelSearch) and len(default.searches) == machine_cores()
+    assert isinstance(make_search("mcps", tictactoe, 0, seed=1, threads=1), TreeSearch)
     assert isinstance(make_search("mcps", tictactoe, 0, seed=1, threads=2), RootParallelSearch)
     prolog = make_state_machine("prolog", load_game(GAMES / "tictactoe.kif"))
     try:

@@ -67,7 +67,7 @@ def test_the_ensemble_switches_doors(aggregate):
 def test_a_gdl_ii_match_gets_the_ensemble_and_a_gdl_one_the_tree_search():
     with make_state_machine("propnet", load_game(GAMES / "montyhall.kif")) as machine:
         hidden = make_search("mcps", machine, 0, seed=1, hidden=True, options={"trees": "3", "c": "0.5"})
-        plain = make_search("mcps", machine, 0, seed=1, options={"trees": "3"})
+        plain = make_search("mcps", machine, 0, seed=1, threads=1, options={"trees": "3"})
         assert type(hidden).__name__ == "DeterminizedSearch" and hidden.ensemble.trees == 3
         assert type(plain).__name__ == "TreeSearch"
         hidden.stop()

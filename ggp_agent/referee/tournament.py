@@ -58,6 +58,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from ..gdl import load_game
 from ..player.records import MatchRecord, write_record
+from ..search.registry import machine_cores
 from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
 from .parent_watch import exit_with_parent
 from .resume import plan_stamp, played_records
@@ -215,7 +216,7 @@ def run_tournament(
             start_clock=start_clock, play_clock=play_clock, seed=seed * 100003 + i, engine=engine,
             seat_roles=game.player_roles,
         ))
-    backend = f"dask {cluster}" if cluster else f"process pool ({workers or os.cpu_count() or 1} workers)"
+    backend = f"dask {cluster}" if cluster else f"process pool ({workers or machine_cores()} workers)"
     result = TournamentResult(game_name, labels, games, start_clock, play_clock, backend)
     result.summaries = [PlayerSummary(label, asked_engine=None if spec.is_remote else spec.config.engine)
                         for label, spec in zip(labels, specs)]
@@ -269,7 +270,7 @@ def run_tasks(tasks: Sequence[MatchTask], workers: Optional[int], cluster: Optio
                     running.add(submit(following))
                 yield future.result()
         return
-    count = workers or os.cpu_count() or 1
+    count = workers or machine_cores()
     context = multiprocessing.get_context("spawn")  # no fork: the parent may hold Prolog and threads
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context,
                                                   initializer=exit_with_parent, initargs=(os.getpid(),))

@@ -20,9 +20,10 @@ these two decorators, so a flag is decided once:
 Numba compiles a callee with its caller's flags: a `kernel` may call only
 kernels that could themselves be `kernel`s.
 
-Every kernel under `propnet/` and `search/` is stamped with the digest of all
-the sources there (`cache_stamp.py`): a kernel inlines its callees and freezes
-their constants, so an edit to any of them must make its cache stale.
+Every kernel under `propnet/` and `search/` is stamped with the digest of the
+kernel modules and every module they import (`cache_stamp.py`): a kernel
+inlines its callees and freezes their constants, so an edit to any of them
+must make its cache stale, and an edit elsewhere need not.
 
 Three atomics for threads that share arrays: `atomic_read` (a flag another
 thread sets), `atomic_swap_if` and `atomic_write` (a spin lock).
@@ -39,7 +40,7 @@ from numba.extending import intrinsic
 
 from .cache_stamp import track_sources
 
-#: Where every kernel, and every constant a kernel reads, is defined.
+#: Where every kernel is defined (the constants they read are in modules they import).
 KERNEL_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "search")
 track_sources(KERNEL_FOLDERS)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.folders import write_problem
+from ggp_agent.propnet.cache_stamp import kernel_sources
 from ggp_agent.propnet.numba_cache import cache_description, use_readable_cache
 from ..helpers import REPO, read_only_command, require_read_only_mounts
 
@@ -181,6 +182,31 @@ def test_an_edit_to_an_inlined_callee_makes_the_callers_cache_stale(tmp_path):
     assert call(10) == {"value": 11, "hits": 0}
     assert call(10) == {"value": 11, "hits": 1}  # unchanged sources: loaded from the cache
     assert call(20)["value"] == 21  # the callee changed, the caller's file did not
+    # A module of the package that no kernel module imports (the search's
+    # threads and orchestration) is not in the stamp: editing it compiles nothing.
+    (package / "driver.py").write_text("from .caller import plus_one\nEDITED = 1\n")
+    assert call(20) == {"value": 21, "hits": 1}
+
+
+def test_the_kernel_sources_are_the_kernel_modules_and_what_they_import(tmp_path):
+    """The stamp's files: modules that declare a kernel, and the modules of the
+    package they import, anywhere in the file and transitively."""
+    package = tmp_path / "kernels_pkg"
+    (package / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "caller.py": CALLER,
+        "callee.py": CALLEE.format(value=1) + "\ndef later():\n    from .sub import constants\n",
+        "sub/__init__.py": "",
+        "sub/constants.py": "from kernels_pkg import widths\nLIMIT = 3\n",
+        "widths.py": "import numpy\nWORD = 64\n",
+        "driver.py": "import threading\nfrom .caller import plus_one\n",
+        "unused.py": "VALUE = 1\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text)
+    found = {str(path.relative_to(package.resolve())) for path in kernel_sources((package.resolve(),))}
+    assert found == {"caller.py", "callee.py", "sub/__init__.py", "sub/constants.py", "widths.py", "__init__.py"}
 
 
 def test_the_command_line_imports_numba_only_after_it_chose_the_cache():

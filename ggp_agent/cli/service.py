@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..engines import ENGINES
 from ..player.config import PLAYER_KINDS
-from ..search.params import SEARCH_RULES, checked_option
+from ..search.params import PARALLEL, SEARCH_RULES, checked_option
 from ..search.settings import parse_flag
 from .errors import CommandError
 
@@ -32,8 +32,13 @@ SERVE_ENVIRONMENT = {
     "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
     "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
     "ponder": "GGP_PONDER", "memory": "GGP_MEMORY", "search_options": "GGP_SEARCH_OPTIONS",
-    "threads": "GGP_THREADS",
+    "threads": "GGP_THREADS", "parallel": "GGP_PARALLEL",
 }
+
+
+#: The `serve` options that take one of a few names, and the names.
+SERVE_CHOICES = {"player": tuple(sorted(PLAYER_KINDS)), "search": SEARCH_RULES, "engine": tuple(sorted(ENGINES)),
+                 "parallel": PARALLEL}
 
 
 def _env(option: str, default):
@@ -63,9 +68,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=_env("port", 9147),
                        help="port (default 9147; 0 picks a free one) [GGP_PORT]")
     serve.add_argument("--name", default=_env("name", "ggp-agent"), help="the name INFO reports [GGP_NAME]")
-    serve.add_argument("--player", default=_env("player", "agent"), choices=sorted(PLAYER_KINDS),
+    serve.add_argument("--player", default=_env("player", "agent"), choices=SERVE_CHOICES["player"],
                        help="agent (searches), random or legal (ggp-base's baselines) [GGP_PLAYER]")
-    serve.add_argument("--search", default=_env("search", None), choices=SEARCH_RULES,
+    serve.add_argument("--search", default=_env("search", None), choices=SERVE_CHOICES["search"],
                        help="search rule (overrides --player's; default mcps) [GGP_SEARCH]")
     serve.add_argument("--search-option", dest="search_options", action="append", metavar="KEY=VALUE",
                        default=[o for o in (_env("search_options", "") or "").split(",") if o],
@@ -74,11 +79,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--no-ponder", dest="ponder", action="store_false", default=_env_flag("ponder", True),
                        help="think only on our own turns [GGP_PONDER=0]")
     serve.add_argument("--threads", type=int, default=_env("threads", None), metavar="N",
-                       help="cores a search uses, one tree each, merged at the root (default: every core; a game "
-                            "on Prolog uses one) [GGP_THREADS]")
+                       help="cores a search uses (default: every core; a game on Prolog uses one) [GGP_THREADS]")
+    serve.add_argument("--parallel", default=_env("parallel", "root"), choices=SERVE_CHOICES["parallel"],
+                       help="how several threads search: root, a tree each merged at the root (default); tree, "
+                            "one tree shared by the threads on the propnet's lanes [GGP_PARALLEL]")
     serve.add_argument("--memory", type=float, default=_env("memory", None), metavar="MB",
                        help="cap on one search's arena, MB (default: 1 GiB, at most a quarter of free memory) [GGP_MEMORY]")
-    serve.add_argument("--engine", default=_env("engine", "auto"), choices=sorted(ENGINES),
+    serve.add_argument("--engine", default=_env("engine", "auto"), choices=SERVE_CHOICES["engine"],
                        help="the player's reasoner; auto: a propnet when the game grounds in time, else Prolog [GGP_ENGINE]")
     serve.add_argument("--max-matches", type=int, default=_env("max_matches", 1),
                        help="concurrent matches before START gets busy [GGP_MAX_MATCHES]")
@@ -117,6 +124,16 @@ def _search_options(items: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(options)
 
 
+def _check_environment_choices(args) -> None:
+    """argparse checks a choice given on the command line, not a default, so a
+    value from the environment (`GGP_SEARCH=sideways`) is checked here: the
+    server must refuse it at start, not at the first START of a match."""
+    for option, choices in SERVE_CHOICES.items():
+        value = getattr(args, option)
+        if value is not None and value not in choices:
+            raise CommandError(f"{SERVE_ENVIRONMENT[option]}={value}: expected one of {', '.join(choices)}")
+
+
 def run_serve(args) -> int:
     from ..player.config import PlayerConfig
     from ..player.player import Player
@@ -124,6 +141,7 @@ def run_serve(args) -> int:
     from ..search.warmup import warm_up
     from ..server.app import DEFAULT_MAX_BODY, start_server
 
+    _check_environment_choices(args)
     try:
         search_options = _search_options(args.search_options)
     except ValueError as error:
@@ -134,7 +152,7 @@ def run_serve(args) -> int:
         max_matches=args.max_matches, safety_margin=args.margin, think_time=args.think_time,
         record_dir=args.records, ponder=args.ponder,
         memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),
-        threads=None if args.threads is None else int(args.threads),
+        threads=None if args.threads is None else int(args.threads), parallel=args.parallel,
     )
     if config.threads is not None and config.threads < 1:
         raise CommandError(f"--threads {config.threads}: a search needs at least one thread")

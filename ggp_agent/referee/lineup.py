@@ -33,7 +33,7 @@ from ..player.player import Player
 from ..player.records import MatchRecord
 from ..search.params import CONSTANTS, RULES, SEARCH_RULES, checked_option
 from ..search.settings import parse_flag
-from ..search.registry import PARALLEL
+from ..search.params import PARALLEL
 from ..search.warmup import ensure_warm
 from ..server.app import RunningServer, start_server
 from .controller import GameController, PlayerAddress

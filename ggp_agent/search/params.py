@@ -30,6 +30,9 @@ RULES = {"mcps": RULE_MCPS, "grave": RULE_GRAVE, "uct": RULE_UCT}
 FLAT_RULES = ("mc", "random", "legal")
 #: Every rule name a player, the CLI and `registry.make_search` accept.
 SEARCH_RULES = tuple(RULES) + FLAT_RULES
+#: How several threads search (`registry.make_search`): one tree each, merged
+#: at the root, or one shared tree (`shared_tree.py`).
+PARALLEL = ("root", "tree")
 
 # Indexes into the packed array.
 P_RULE = 0

@@ -18,7 +18,7 @@ from .flat import LegalSearch, MonteCarloSearch, RandomSearch
 from .interface import Search
 from .determinized import make_determinized_search
 from .parallel import RootParallelSearch
-from .params import FLAT_RULES, RULES, SEARCH_RULES, split_options
+from .params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, split_options
 from .shared_tree import SharedTreeSearch
 from .tree_search import make_tree_search, tree_params
 
@@ -52,10 +52,6 @@ def search_threads(threads: Optional[int], machine: StateMachine) -> int:
     if wanted < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     return wanted if isinstance(machine, PropnetStateMachine) else 1
-
-
-#: How several threads search: one tree each merged at the root, or one shared tree.
-PARALLEL = ("root", "tree")
 
 
 def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Optional[int] = None,

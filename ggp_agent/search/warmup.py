@@ -35,7 +35,8 @@ from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
 from . import codes_choice, collect, kernels, lane_search, mcps, regret, root, select, solver, table, tree
 from .params import RULES
-from .registry import PARALLEL, make_search
+from .params import PARALLEL
+from .registry import make_search
 from .tree_search import make_tree_search
 
 #: Every module that defines numba kernels: what the warm-up must load.

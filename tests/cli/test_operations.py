@@ -1,6 +1,7 @@
 """What an operator runs: `ggp-agent warmup`, `ggp-agent ping`, settings from the environment."""
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -99,3 +100,34 @@ def test_search_options_reach_the_search_and_bad_ones_stop_serve(tmp_path):
     mine = load_record(next(records.glob("*.player.json")))
     searched = [turn["stats"] for turn in mine.extra["turns"] if turn["source"] == "search"]
     assert searched and all(stats["codes"] == "effects" for stats in searched)
+
+
+def test_a_bad_choice_from_the_environment_stops_serve_at_start():
+    """argparse checks a choice given as a flag, not a default: a bad value
+    from the environment must stop `serve` too, not fail its first START."""
+    for variable, value in (("GGP_SEARCH", "sideways"), ("GGP_PARALLEL", "both"), ("GGP_ENGINE", "abacus")):
+        done = _cli("serve", "--port", "0", "--no-warmup", env={**os.environ, variable: value}, timeout=60)
+        assert done.returncode == 2, (variable, done.stdout, done.stderr)
+        assert f"error: {variable}={value}: expected one of" in done.stderr
+
+
+def test_serve_searches_one_shared_tree_when_told(tmp_path):
+    """`GGP_THREADS=2 GGP_PARALLEL=tree`: the search of every move is one tree
+    that two threads share (its figures say so), and the match is clean."""
+    import asyncio
+
+    from ggp_agent.gdl import load_game
+    from ggp_agent.player.records import load_record
+    from ggp_agent.referee.controller import PlayerAddress
+    from ggp_agent.referee.lineup import PlayerSpec, parse_player_spec, play_match
+    from ..helpers import TICTACTOE
+
+    records = tmp_path / "records"
+    env = {"GGP_THREADS": "2", "GGP_PARALLEL": "tree", "GGP_RECORDS": str(records)}
+    with ServeProcess("--margin", "0.3", "--engine", "propnet", log_path=tmp_path / "serve.log", env=env) as agent:
+        seat = PlayerSpec("agent", address=PlayerAddress.parse(agent.address))
+        record = asyncio.run(play_match(load_game(TICTACTOE), [seat, parse_player_spec("random")], 10, 1.0, seed=5))
+    assert record.error_count() == 0, record.error_details
+    mine = load_record(next(records.glob("*.player.json")))
+    searched = [turn["stats"] for turn in mine.extra["turns"] if turn["source"] == "search"]
+    assert searched and all(stats.get("parallel") == "tree" for stats in searched), searched[:1]

@@ -108,10 +108,10 @@ def kernel_sources(folders: tuple[Path, ...]) -> tuple[Path, ...]:
     its package it imports, transitively: all a kernel may inline or freeze."""
     pending = []
     for folder in folders:
-        for path in sorted(folder.rglob("*.py")):
+        for path in sorted(p.resolve() for p in folder.rglob("*.py")):
             defines, _ = _defines_kernel_and_imports(path)
             if defines:
-                pending.append(path.resolve())
+                pending.append(path)
     found: set[Path] = set()
     while pending:
         path = pending.pop()
@@ -131,6 +131,8 @@ def sources_digest(folders: tuple[Path, ...]) -> str:
         digest.update("/".join(path.parts[-2:]).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
 def _is_tracked(py_file: str) -> bool:
     path = Path(py_file).resolve()
     return any(path.is_relative_to(folder) for folder in _tracked)

@@ -31,9 +31,8 @@ from ..gdl import ValidatedGame
 from ..player.config import PLAYER_KINDS, PlayerConfig
 from ..player.player import Player
 from ..player.records import MatchRecord
-from ..search.params import CONSTANTS, RULES, SEARCH_RULES, checked_option
+from ..search.params import CONSTANTS, PARALLEL, RULES, SEARCH_RULES, checked_option
 from ..search.settings import parse_flag
-from ..search.params import PARALLEL
 from ..search.warmup import ensure_warm
 from ..server.app import RunningServer, start_server
 from .controller import GameController, PlayerAddress

@@ -34,8 +34,7 @@ from ..propnet.jit import dispatchers
 from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
 from . import codes_choice, collect, kernels, lane_search, mcps, regret, root, select, solver, table, tree
-from .params import RULES
-from .params import PARALLEL
+from .params import PARALLEL, RULES
 from .registry import make_search
 from .tree_search import make_tree_search
 

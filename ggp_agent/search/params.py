@@ -154,7 +154,8 @@ class SearchParams:
       playouts of the edge itself. With `perm=0` this is GRAVE's weight
       β = ñ / (n + ñ + bias·n·ñ) with bias = prior_bias (the minimum-squared-error
       weight of a biased estimator); 0 is the paper's MCPS (the priors' weight
-      never vanishes, however often the edge itself is played).
+      never vanishes, however often the edge itself is played). Unset (None):
+      as `priors` says.
     - `root_window`: what the permutation window keeps when the match moves
       the root: "restrict" (the playouts that contain the moves played),
       "clear" (nothing: statistics only from playouts of the current root),
@@ -168,7 +169,8 @@ class SearchParams:
       legal move per role and step. "mast": epsilon-greedy on each move's
       average reward over the search's playouts so far (`mast.py`).
     - `root_explore`: an exploration term root_explore·sqrt(ln N / (n + 1))
-      added to the GRAVE and MCPS values at the root only (0: none). The
+      added to the GRAVE and MCPS values at the root only (0: none; unset:
+      as `priors` says). The
       move played is chosen among the root's edges, where breadth matters;
       below, the rules keep their focus.
     - `root_prior_bias`: `prior_bias` at the root only (0: the root takes
@@ -204,13 +206,13 @@ class SearchParams:
     perm: float = 1.0
     amaf_own: bool = True
     explore: float = 0.0
-    prior_bias: float = 0.0
+    prior_bias: Optional[float] = None
     root_window: str = "restrict"
     sim: str = "ducb"
     rm_gamma: float = 0.1
     playout: str = "random"
     mast_epsilon: float = 0.4
-    root_explore: float = 0.0
+    root_explore: Optional[float] = None
     root_prior_bias: float = 0.0
     amaf_horizon: int = 0
     prior_explore: float = 0.0
@@ -226,7 +228,7 @@ class SearchParams:
             raise ValueError(f"unknown priors {self.priors!r}; known: {', '.join(PRIORS)}")
         if self.root_window not in ROOT_WINDOWS:
             raise ValueError(f"unknown root_window {self.root_window!r}; known: {', '.join(ROOT_WINDOWS)}")
-        if min(self.amaf, self.perm, self.explore, self.prior_bias, self.root_explore,
+        if min(self.amaf, self.perm, self.explore, self.prior_bias or 0.0, self.root_explore or 0.0,
                self.root_prior_bias, self.prior_explore) < 0:
             raise ValueError(f"search weights must not be negative: {self}")
         if self.sim not in SIMULTANEOUS_RULES:
@@ -257,10 +259,7 @@ class SearchParams:
         packed[P_PERM_WEIGHT] = self.perm
         packed[P_AMAF_OWN] = 1.0 if self.amaf_own else 0.0
         packed[P_EXPLORE] = self.explore
-        prior_bias, root_explore = self.prior_bias, self.root_explore
-        if self.priors == "capped":
-            prior_bias = prior_bias or CAPPED_PRIOR_BIAS
-            root_explore = root_explore or CAPPED_ROOT_EXPLORE
+        prior_bias, root_explore = self.prior_weighing()
         packed[P_PRIOR_BIAS] = prior_bias
         packed[P_SIM] = SIMULTANEOUS_RULES[self.sim]
         packed[P_RM_GAMMA] = self.rm_gamma
@@ -271,6 +270,16 @@ class SearchParams:
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore
         return packed
+
+    def prior_weighing(self) -> tuple[float, float]:
+        """(prior_bias, root_explore) as the search uses them: what the options
+        set, else what `priors` stands for ("capped": its constants; "whole"
+        and the undecided "auto": none). An explicit 0 is a setting too."""
+        capped = self.priors == "capped"
+        prior_bias = self.prior_bias if self.prior_bias is not None else (CAPPED_PRIOR_BIAS if capped else 0.0)
+        root_explore = (self.root_explore if self.root_explore is not None
+                        else (CAPPED_ROOT_EXPLORE if capped else 0.0))
+        return prior_bias, root_explore
 
     def with_options(self, options: Mapping[str, object]) -> "SearchParams":
         """A copy with `options` (names of fields, values as text or numbers) applied."""

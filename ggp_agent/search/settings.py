@@ -6,7 +6,7 @@ them the same way, so both parse booleans and numbers alike."""
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import Mapping, TypeVar
+from typing import Mapping, TypeVar, get_args, get_type_hints
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -42,17 +42,32 @@ def with_options(settings: Settings, options: Mapping[str, object], what: str) -
     Demo(on=True, n=3)
     """
     known = [f.name for f in fields(settings)]
+    types = get_type_hints(type(settings))
     changes: dict = {}
     for key, value in options.items():
         if key not in known:
             raise ValueError(f"unknown {what} setting {key!r} (known: {', '.join(known)})")
-        current = getattr(settings, key)
-        if isinstance(current, bool):
-            changes[key] = value if isinstance(value, bool) else parse_flag(str(value))
-        elif isinstance(current, int):
-            changes[key] = int(value)
-        elif isinstance(current, float):
-            changes[key] = float(value)
-        else:
-            changes[key] = str(value)
+        changes[key] = _converted(value, types[key])
     return replace(settings, **changes)
+
+
+def _converted(value: object, kind: object) -> object:
+    """`value` as the field type `kind` holds it: bool, int, float or str, or
+    an optional one of those (None from "none" or an empty text: unset).
+
+    >>> from typing import Optional
+    >>> _converted("0", Optional[float]), _converted("none", Optional[float]), _converted("2", int)
+    (0.0, None, 2)
+    """
+    choices = [choice for choice in get_args(kind) if choice is not type(None)]
+    if choices:  # Optional[X]
+        if value is None or str(value).strip().lower() in ("", "none"):
+            return None
+        kind = choices[0]
+    if kind is bool:
+        return value if isinstance(value, bool) else parse_flag(str(value))
+    if kind is int:
+        return int(value)
+    if kind is float:
+        return float(value)
+    return str(value)

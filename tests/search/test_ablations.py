@@ -30,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 
 def _value(params: SearchParams, n, w, n_amaf, w_amaf, n_perm, q_perm) -> float:
-    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm, params.prior_bias, 0.0))
+    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, n_perm, q_perm, params.prior_weighing()[0], 0.0))
 
 
 def test_the_default_value_is_the_papers_formula():
@@ -279,7 +279,7 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
 
 def _explored_value(params: SearchParams, n, w, n_amaf, w_amaf, visits) -> float:
     """An MCPS edge's value with its exploration terms, at a node of `visits` visits (no permutations)."""
-    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, 0, 1.0, params.prior_bias, math.log(visits)))
+    return float(mcps_value(params.pack(), n, w, n_amaf, w_amaf, 0, 1.0, params.prior_weighing()[0], math.log(visits)))
 
 
 def test_prior_exploration_retries_a_move_with_a_poor_prior_only_when_priors_are_capped():
@@ -308,7 +308,7 @@ def test_prior_exploration_fades_with_uncapped_priors():
     for visits in (1_000, 100_000):
         a, _, b = prior_weights(P, 0, 0.0, visits // 2, 0.2 * visits, 0, 0.0)
         terms.append(float(prior_exploration(P, 0, a, b, math.log(visits))))
-        a, _, b = prior_weights(capped.pack(), 0, 0.0, visits // 2, 0.2 * visits, 0, capped.prior_bias)
+        a, _, b = prior_weights(capped.pack(), 0, 0.0, visits // 2, 0.2 * visits, 0, capped.prior_weighing()[0])
         capped_terms.append(float(prior_exploration(capped.pack(), 0, a, b, math.log(visits))))
     assert terms[1] < terms[0] / 5
     assert capped_terms[1] > capped_terms[0] > 0.1

@@ -107,6 +107,10 @@ def test_capped_stands_for_its_constants_unless_the_options_set_them():
     assert (capped[P_PRIOR_BIAS], capped[P_ROOT_EXPLORE]) == (CAPPED_PRIOR_BIAS, CAPPED_ROOT_EXPLORE)
     mine = SearchParams(priors="capped", prior_bias=0.05, root_explore=0.1).pack()
     assert (mine[P_PRIOR_BIAS], mine[P_ROOT_EXPLORE]) == (0.05, 0.1)
+    # An explicit 0 is a setting, not "unset": capped priors without the cap.
+    zero = SearchParams(priors="capped").with_options({"prior_bias": "0"}).pack()
+    assert (zero[P_PRIOR_BIAS], zero[P_ROOT_EXPLORE]) == (0.0, CAPPED_ROOT_EXPLORE)
+    assert SearchParams(priors="whole").with_options({"root_explore": "0.2"}).pack()[P_ROOT_EXPLORE] == 0.2
     assert choose_priors(None) == "whole"  # no code ever left: nothing came back
     with pytest.raises(ValueError, match="unknown priors"):
         SearchParams(priors="half")

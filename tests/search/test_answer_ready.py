@@ -10,7 +10,7 @@ from ggp_agent.gdl import load_game
 from ggp_agent.search.flat import MonteCarloSearch
 from ggp_agent.search.tree_search import make_tree_search
 
-from ..helpers import DOORS, GAMES
+from ..helpers import DOORS, GAMES, LEFT_RECURSION
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -116,3 +116,32 @@ def test_two_threads_publish_the_proven_win_too(doors, parallel):
         assert str(search.best_move()) == "(open 4)"
     finally:
         search.stop()
+
+
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_threads_end_a_proven_line_through_a_cycle(parallel, seed):
+    """LEFT_RECURSION's every state is a proven win, and (go a) from (at a)
+    stays put: the two-thread searches, as one tree does, take the shortest
+    proven win, so the match ends in two moves. (The root merge used to take
+    the most visited proven win, and a served match walked the loop for an
+    hour.)"""
+    from ggp_agent.search.registry import make_search
+
+    machine = make_state_machine("propnet", load_game(LEFT_RECURSION))
+    search = make_search("mcps", machine, 0, seed=seed, threads=2, parallel=parallel, memory_cap=16 << 20)
+    state = machine.initial_state()
+    try:
+        search.start(state, tuple(machine.legal_moves(state, 0)))
+        turns = 0
+        while not machine.is_terminal(state) and turns < 10:
+            assert _eventually(search.answer_ready)
+            move = search.best_move()
+            state = machine.next_state(state, [move])
+            turns += 1
+            if not machine.is_terminal(state):
+                search.advance([move], state, tuple(machine.legal_moves(state, 0)))
+        assert machine.is_terminal(state) and turns == 2
+    finally:
+        search.stop()
+        machine.close()

@@ -60,9 +60,13 @@ def root_choice_codes(A, joint_codes, out):
 
 @kernel
 def best_edge(A, role):
-    """The edge `role` should play at the root: a proven win if there is one;
-    else the most visited edge that is not a proven loss (a proven result worth
-    more than that edge's mean goes first); -1 when the root has no edges."""
+    """The edge `role` should play at the root: a proven win if there is one
+    (the shortest), or at a proven root the child its proof rests on; else
+    the most visited edge that is not a proven loss (a proven result worth
+    more than that edge's mean goes first); -1 when the root has no edges.
+    A proven root's moves are all known: the most visited one may be a
+    proven draw that loops back (a game that does not end, which GDL
+    forbids and hostile rules do not), while the proof's child ends."""
     root = A.counters[C_ROOT]
     if (A.node_flags[root] & EXPANDED) == 0:
         return -1
@@ -88,8 +92,8 @@ def best_edge(A, role):
         if A.edge_n[e] > best_n:
             best_n = A.edge_n[e]
             best = e
-    if proven_best >= 0 and proven_goal >= best_goal:
-        return proven_best  # the shortest proven win
+    if proven_best >= 0 and (proven_goal >= best_goal or (A.node_flags[root] & PROVEN) != 0):
+        return proven_best  # the shortest proven win, or the proof of a proven root
     if best < 0:
         return proven_best if proven_best >= 0 else lo
     if proven_best >= 0 and best_n > 0:

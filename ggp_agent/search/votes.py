@@ -2,7 +2,8 @@
 
 What root parallelism (`parallel.RootParallelSearch`) merges: a move proven
 to win in any tree (proofs are exact, whichever tree found them), the one
-with the shortest proof, else the move with the most visits summed over the
+with the shortest proof, or where every move is proven the best proof
+(`proof_rank`), else the move with the most visits summed over the
 trees among those no tree proved lost, unless a proven result is worth more
 than that move's mean reward (the single tree's rule, `root.best_edge`, over
 the sums). The shortest win matters as much as in one tree: where every move
@@ -44,6 +45,9 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
     >>> loop, line = RootVote("loop", 90, 90.0, 100, 3), RootVote("line", 10, 10.0, 100, 2)
     >>> merge_votes([[loop, line]], 100)
     'line'
+    >>> draw_loop, draw_line = RootVote("loop", 90, 60.0, 50, 3), RootVote("line", 10, 5.0, 50, 2)
+    >>> merge_votes([[draw_loop, draw_line]], 100)
+    'line'
     """
     visits: dict = {}
     reward: dict = {}
@@ -59,8 +63,8 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
     if not visits:
         return None
     wins = [move for move, goal in proven.items() if goal >= best_goal]
-    if wins:
-        return min(wins, key=lambda move: (proof[move], -visits[move]))
+    if wins or len(proven) == len(visits):  # a proven win, or every move proven
+        return max(wins or proven, key=lambda move: (proof_rank(proven[move], proof[move]), visits[move]))
     open_moves = [move for move in visits if proven.get(move, 1) > 0] or list(visits)
     best = max(open_moves, key=lambda move: visits[move])
     known = [move for move in proven if proven[move] > 0]
@@ -71,6 +75,13 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
     return best
 
 
+
+
+def proof_rank(goal: int, proof: int) -> tuple[int, int]:
+    """Proven results in the solver's order, higher first (`solver.better_proof`):
+    a higher goal, then at a goal above 0 the shorter proof (it comes
+    sooner), at 0 the longer (a loss comes later)."""
+    return goal, (-proof if goal > 0 else proof)
 
 
 def tree_votes(A: Arena, role: int, move_of: Callable[[int], Term]) -> list:

@@ -18,9 +18,9 @@ from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search import mcps
 from ggp_agent.search.arena import (
-    C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, Capacity, arena_bytes, new_arena, plan_capacity,
+    C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, PROVEN, Capacity, arena_bytes, new_arena, plan_capacity,
 )
-from ggp_agent.search.root import root_child
+from ggp_agent.search.root import best_edge, root_child
 from ggp_agent.search.tree_search import TreeSearch, make_tree_search
 from ggp_agent.search.params import SearchParams
 from ggp_agent.search.warmup import all_kernels
@@ -647,3 +647,27 @@ def test_proven_lines_end_even_through_cycles(engine):
         assert machine.is_terminal(state) and turns <= 3
     finally:
         machine.close()
+
+
+def test_a_proven_root_plays_its_proof_not_its_most_visited_move():
+    """Both moves proven draws (50 of a possible 100): the most visited one,
+    whose mean is above 50, loops back (a proof of 5 moves), the other ends
+    the game (1 move). The root is proven: the move is its proof's, the
+    shorter line, in one tree as in the root merge of several
+    (`votes.merge_votes`, its doctests)."""
+    capacity = Capacity(nodes=8, edges=16, amaf_tables=2, perm_tables=2, transitions=8,
+                        codes=3, window=64, max_depth=4, max_rollout=4)
+    A = new_arena(capacity, n_roles=2, n_words=1, code_role=np.array([0, 0, 1], dtype=np.int32),
+                  goal_values=[[0, 50, 100], [0, 50, 100]])
+    give_edges(A, 0, [[0, 1], [2]])
+    A.counters[C_ROOT] = 0
+    loop, line = int(A.node_edges[0, 0]), int(A.node_edges[0, 0]) + 1
+    for edge, child, proof, visits, reward in [(loop, 1, 5, 90, 60.0), (line, 2, 1, 10, 5.0)]:
+        A.edge_child[edge] = child
+        A.node_flags[child] |= PROVEN
+        A.node_goals[child] = [50, 50]
+        A.node_proof[child] = proof
+        A.edge_n[edge], A.edge_w[edge] = visits, reward
+    assert best_edge(A, 0) == loop  # an open root: the most visited edge, as before
+    A.node_flags[0] |= PROVEN
+    assert best_edge(A, 0) == line

@@ -69,12 +69,10 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
     best = max(open_moves, key=lambda move: visits[move])
     known = [move for move in proven if proven[move] > 0]
     if known and visits[best] > 0:
-        surest = max(known, key=lambda move: proven[move])
+        surest = max(known, key=lambda move: proof_rank(proven[move], proof[move]))
         if proven[surest] > 100.0 * reward[best] / visits[best]:
             return surest
     return best
-
-
 
 
 def proof_rank(goal: int, proof: int) -> tuple[int, int]:

@@ -45,7 +45,7 @@ from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, la
 from ..propnet.state_kernels import legal_codes, load_state
 from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
 from .mast import mast_rank
-from .params import P_CODES, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
+from .params import P_CODES, P_LEAF_PLAYOUTS, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
 from .lane_effects import keep_before, record_effects
 from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
 from .table import choosers, find_child, learn_effect, set_terminal, words_check
@@ -156,7 +156,7 @@ def _finish(A, P, S, lane, n_rollout):
 
 
 @kernel
-def _start(A, P, net, work, S, lane, rng):
+def _start(A, P, net, work, S, lane, rng, inflight):
     """Descend to a new leaf for the free lane. Returns True when the lane got
     work, False when the descent ended at a terminal or proven node (backed up
     at once: an iteration with no lane)."""
@@ -202,7 +202,44 @@ def _start(A, P, net, work, S, lane, rng):
         S.start[lane, w] = A.node_words[last, w]
     _virtual_loss(A, S, lane, 1)
     S.counters[S_INFLIGHT] += 1
+    if S.phase[lane] == LOAD_PLAY:
+        _clone(A, P, S, lane, S.start[lane], inflight)
     return True
+
+
+@kernel
+def _clone(A, P, S, lane, words, inflight):
+    """More playouts from the leaf `lane` just took (`SearchParams.leaf_playouts`):
+    idle lanes take its path and start from `words` (the leaf's state) at the
+    end of this step, each with its own virtual loss and its own backup. As
+    many as `leaf_playouts` - 1 while lanes are idle and fewer than `inflight`
+    are out."""
+    copies = int(P[P_LEAF_PLAYOUTS]) - 1
+    roles = A.node_edges.shape[1] - 1
+    length = S.length[lane]
+    steps = length - 1 + S.chosen[lane]
+    other = 0
+    while copies > 0 and other < LANES and S.counters[S_INFLIGHT] < inflight:
+        if S.phase[other] != IDLE:
+            other += 1
+            continue
+        for k in range(length):
+            S.path_node[other, k] = S.path_node[lane, k]
+        for k in range(steps):
+            for r in range(roles):
+                S.path_edge[other, k, r] = S.path_edge[lane, k, r]
+                S.path_code[other, k, r] = S.path_code[lane, k, r]
+        for w in range(words.shape[0]):
+            S.start[other, w] = words[w]
+        S.length[other] = length
+        S.chosen[other] = S.chosen[lane]
+        S.new_leaf[other] = -1
+        S.pending[other] = -1
+        S.phase[other] = LOAD_PLAY
+        _virtual_loss(A, S, other, 1)
+        S.counters[S_INFLIGHT] += 1
+        copies -= 1
+        other += 1
 
 
 @kernel
@@ -324,6 +361,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 steps[lane] = 0
                 S.phase[lane] = PLAY
                 over = _attach(A, net, lanes, S, lane, over, effects)
+                if not over:
+                    _clone(A, P, S, lane, S.words, inflight)
             if over or steps[lane] >= limit:
                 lane_goals(net, value, lane, S.goals[lane])
                 _finish(A, P, S, lane, steps[lane])
@@ -335,7 +374,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 if S.phase[lane] != IDLE:
                     lane += 1
                     continue
-                _start(A, P, net, work, S, lane, rng)
+                _start(A, P, net, work, S, lane, rng, inflight)
                 if S.phase[lane] == IDLE:
                     continue  # backed up at once: descend again for this lane
                 lane += 1

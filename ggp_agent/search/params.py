@@ -58,7 +58,8 @@ P_ROOT_EXPLORE = 19
 P_AMAF_HORIZON = 20
 P_ROOT_PRIOR_BIAS = 21
 P_PRIOR_EXPLORE = 22
-N_PARAMS = 23
+P_LEAF_PLAYOUTS = 23
+N_PARAMS = 24
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -189,6 +190,10 @@ class SearchParams:
       move at any time in the game (a capture now, not a capture some day).
     - `mast_epsilon`: under "mast", the share of moves still drawn at random
       (the kernel works in sixteenths).
+    - `leaf_playouts`: the playouts a leaf gets on the lanes, each backed up
+      as an iteration of its own (1: one, as published). The descent, the
+      child's attach and the freeze are then paid once for that many
+      playouts; the lanes run them side by side (`lane_search.py`).
     """
 
     rule: str = "mcps"
@@ -216,6 +221,7 @@ class SearchParams:
     root_prior_bias: float = 0.0
     amaf_horizon: int = 0
     prior_explore: float = 0.0
+    leaf_playouts: int = 1
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -239,6 +245,8 @@ class SearchParams:
             raise ValueError(f"unknown playout {self.playout!r}; known: {', '.join(PLAYOUTS)}")
         if not 0.0 <= self.mast_epsilon <= 1.0:
             raise ValueError(f"mast_epsilon {self.mast_epsilon} out of range [0, 1]")
+        if not 1 <= self.leaf_playouts <= 64:
+            raise ValueError(f"leaf_playouts {self.leaf_playouts} out of range 1..64")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
 
@@ -269,6 +277,7 @@ class SearchParams:
         packed[P_AMAF_HORIZON] = self.amaf_horizon
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore
+        packed[P_LEAF_PLAYOUTS] = self.leaf_playouts
         return packed
 
     def prior_weighing(self) -> tuple[float, float]:

@@ -10,7 +10,7 @@ import pytest
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.propnet.bits import set_bit_indices
-from ggp_agent.search.arena import C_NODES, C_ROOT, EXPANDED, LEGAL
+from ggp_agent.search.arena import C_ITERATIONS, C_LEAVES, C_NODES, C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.lane_runner import LaneRunner
 from ggp_agent.search.arena import PENDING
 from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
@@ -129,6 +129,28 @@ def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
     runner.forget_inflight(A)
     assert slots.counters[S_INFLIGHT] == 0 and (slots.phase == IDLE).all()
     assert not (A.edge_child[: A.edge_child.shape[0]] == PENDING).any()
+
+
+def test_each_leaf_on_the_lanes_gets_its_leaf_playouts(nogo):
+    """With `leaf_playouts=k` a leaf a lane takes is played out by k lanes, each
+    backed up as an iteration: about k iterations per new leaf where one
+    gives one, and the tree's counts stay real (the chooser's edge visits at a
+    node add up to at most the node's visits)."""
+    per_leaf = {}
+    for k in (1, 3):
+        search = make_tree_search("mcps", nogo, 0, seed=1, memory_cap=32 << 20, options={"leaf_playouts": k})
+        search.prepare(nogo.initial_state())
+        search.search(4000)
+        A = search.arena
+        per_leaf[k] = int(A.counters[C_ITERATIONS]) / int(A.counters[C_LEAVES])
+        nodes = np.flatnonzero(A.node_flags[: int(search.stats()["nodes"])] & EXPANDED)
+        for node in nodes[:500]:
+            for role in range(A.node_edges.shape[1] - 1):
+                lo, hi = A.node_edges[node, role], A.node_edges[node, role + 1]
+                if hi - lo > 1:
+                    assert A.edge_n[lo:hi].sum() <= A.node_visits[node]
+    assert per_leaf[1] < 1.3
+    assert per_leaf[3] > 2.0
 
 
 def test_a_search_whose_lanes_could_not_end_in_time_plays_single_leaves(nogo):

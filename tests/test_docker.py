@@ -108,7 +108,7 @@ def test_the_install_script_in_a_fresh_virtual_environment(tmp_path):
     plots = subprocess.run([str(venv / "bin" / "python"), "-c", "import tqdm, matplotlib"],
                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert "No module named 'matplotlib'" in plots.stderr  # no extras: no plots, but the progress bar
-    warm = run("warmup")
+    warm = run("warmup", timeout=900)  # a cold compile of every kernel: about 5 CPU minutes, more beside the suite
     assert warm.returncode == 0 and "prolog: ok" in warm.stdout, warm.stdout + warm.stderr
     check = run("check", str(TICTACTOE))
     assert check.returncode == 0 and "roles: xplayer oplayer" in check.stdout, check.stdout + check.stderr

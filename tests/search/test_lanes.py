@@ -16,7 +16,6 @@ from ggp_agent.search.arena import PENDING
 from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
 from ggp_agent.search.lane_slots import S_INFLIGHT
 from ggp_agent.search.parallel import RootParallelSearch
-from ggp_agent.search.params import MCPS_LEAF_PLAYOUTS, P_LEAF_PLAYOUTS, SearchParams, tree_params
 from ggp_agent.search.registry import make_search
 from ggp_agent.search.runners import MachineRunner, PropnetRunner
 from ggp_agent.search.shared_tree import SharedTreeSearch
@@ -152,19 +151,6 @@ def test_each_leaf_on_the_lanes_gets_its_leaf_playouts(nogo):
                     assert A.edge_n[lo:hi].sum() <= A.node_visits[node]
     assert per_leaf[1] < 1.3
     assert per_leaf[3] > 2.0
-
-
-def test_mcps_plays_two_playouts_per_leaf_unless_told_and_the_baselines_one():
-    """The default MCPS takes MCPS_LEAF_PLAYOUTS; UCT and GRAVE stay the
-    published baselines; an option sets any rule's."""
-    assert MCPS_LEAF_PLAYOUTS == 2
-    assert SearchParams().pack()[P_LEAF_PLAYOUTS] == MCPS_LEAF_PLAYOUTS
-    for rule in ("uct", "grave"):
-        assert tree_params(rule).pack()[P_LEAF_PLAYOUTS] == 1
-    assert tree_params("mcps", {"leaf_playouts": "1"}).pack()[P_LEAF_PLAYOUTS] == 1
-    assert tree_params("uct", {"leaf_playouts": "3"}).pack()[P_LEAF_PLAYOUTS] == 3
-    with pytest.raises(ValueError):
-        tree_params("mcps", {"leaf_playouts": "0"})
 
 
 def test_a_search_whose_lanes_could_not_end_in_time_plays_single_leaves(nogo):

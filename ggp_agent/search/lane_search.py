@@ -213,28 +213,17 @@ def _clone(A, P, S, lane, words, inflight):
     idle lanes take its path and start from `words` (the leaf's state) at the
     end of this step, each with its own virtual loss and its own backup. As
     many as `leaf_playouts` - 1 while lanes are idle and fewer than `inflight`
-    are out."""
+    are out. Called where the arena's path is the lane's (after its descent,
+    or its child's attach), so a copy takes it from there."""
     copies = int(P[P_LEAF_PLAYOUTS]) - 1
-    roles = A.node_edges.shape[1] - 1
-    length = S.length[lane]
-    steps = length - 1 + S.chosen[lane]
     other = 0
     while copies > 0 and other < LANES and S.counters[S_INFLIGHT] < inflight:
         if S.phase[other] != IDLE:
             other += 1
             continue
-        for k in range(length):
-            S.path_node[other, k] = S.path_node[lane, k]
-        for k in range(steps):
-            for r in range(roles):
-                S.path_edge[other, k, r] = S.path_edge[lane, k, r]
-                S.path_code[other, k, r] = S.path_code[lane, k, r]
+        _from_arena(A, S, other, S.chosen[lane])
         for w in range(words.shape[0]):
             S.start[other, w] = words[w]
-        S.length[other] = length
-        S.chosen[other] = S.chosen[lane]
-        S.new_leaf[other] = -1
-        S.pending[other] = -1
         S.phase[other] = LOAD_PLAY
         _virtual_loss(A, S, other, 1)
         S.counters[S_INFLIGHT] += 1

@@ -103,6 +103,19 @@ def test_lanes_record_the_effects_one_leaf_at_a_time_records(connect_four):
     assert len(set(features.tolist())) == 7 and features.min() >= len(connect_four.move_codes)
 
 
+def _assert_edge_visits_are_real(search) -> None:
+    """At every expanded node (the first 500), a chooser's edge visits add up
+    to at most the node's visits: no virtual loss or copied playout is left
+    counted where no backup came."""
+    A = search.arena
+    nodes = np.flatnonzero(A.node_flags[: int(search.stats()["nodes"])] & EXPANDED)
+    for node in nodes[:500]:
+        for role in range(A.node_edges.shape[1] - 1):
+            lo, hi = A.node_edges[node, role], A.node_edges[node, role + 1]
+            if hi - lo > 1:
+                assert A.edge_n[lo:hi].sum() <= A.node_visits[node]
+
+
 def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
     """Lanes stay out across calls, but their virtual losses do not: between
     calls every edge's visits are real backups, so at every expanded node the
@@ -120,12 +133,7 @@ def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
                if slots.phase[lane] in (LOAD_FORCED, FORCED) and e >= 0]
     assert len(pending) == len(set(pending))
     assert all(A.edge_child[e] == PENDING for e in pending)
-    nodes = np.flatnonzero(A.node_flags[: int(search.stats()["nodes"])] & EXPANDED)
-    for node in nodes[:500]:
-        for role in range(A.node_edges.shape[1] - 1):
-            lo, hi = A.node_edges[node, role], A.node_edges[node, role + 1]
-            if hi - lo > 1:
-                assert A.edge_n[lo:hi].sum() <= A.node_visits[node]
+    _assert_edge_visits_are_real(search)
     runner.forget_inflight(A)
     assert slots.counters[S_INFLIGHT] == 0 and (slots.phase == IDLE).all()
     assert not (A.edge_child[: A.edge_child.shape[0]] == PENDING).any()
@@ -143,12 +151,7 @@ def test_each_leaf_on_the_lanes_gets_its_leaf_playouts(nogo):
         search.search(4000)
         A = search.arena
         per_leaf[k] = int(A.counters[C_ITERATIONS]) / int(A.counters[C_LEAVES])
-        nodes = np.flatnonzero(A.node_flags[: int(search.stats()["nodes"])] & EXPANDED)
-        for node in nodes[:500]:
-            for role in range(A.node_edges.shape[1] - 1):
-                lo, hi = A.node_edges[node, role], A.node_edges[node, role + 1]
-                if hi - lo > 1:
-                    assert A.edge_n[lo:hi].sum() <= A.node_visits[node]
+        _assert_edge_visits_are_real(search)
     assert per_leaf[1] < 1.3
     assert per_leaf[3] > 2.0
 

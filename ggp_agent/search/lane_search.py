@@ -14,6 +14,11 @@ the root (`tree.descend`, the rules of `select.py` untouched) to a leaf:
 - the path ends at a terminal or proven node: backed up at once, no lane;
 - the depth cap: the lane plays out from the node.
 
+A leaf may get more than one playout (`SearchParams.leaf_playouts`): idle
+lanes copy the path and start from the leaf's state (`_clone`), each backed
+up as an iteration of its own, so the tree's part is paid once for them;
+not while the tree is young (`leaf_copies`).
+
 When its playout ends the lane's iteration is backed up (`tree.backup`:
 visits, rewards, AMAF tables, the permutation window, the solver) and the
 lane takes the next leaf. So the backups of a batch arrive one by one as
@@ -43,7 +48,7 @@ from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
 from ..propnet.state_kernels import legal_codes, load_state
-from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
+from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, C_ROOT, LEGAL, PENDING
 from .mast import mast_rank
 from .params import P_CODES, P_LEAF_PLAYOUTS, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
 from .lane_effects import keep_before, record_effects
@@ -59,6 +64,14 @@ LOAD_PLAY = 2     # its start state is loaded at the end of this step; it plays 
 FORCED = 3        # plays the forced joint move this step
 CHILD = 4         # stands on the child: attach it, then play out
 PLAY = 5          # plays a random playout
+
+#: A leaf gets more than one playout (`leaf_playouts`) only once the root has
+#: this many visits: four times the visits at which all 256 lanes may be out
+#: (`lane_runner.ROOT_VISITS_PER_LANE`). Before, every iteration adds a leaf:
+#: a young tree's statistics change most with each new leaf, and a small
+#: search (tic-tac-toe's forced wins at a few thousand iterations) needs its
+#: leaves more than a second look at each.
+COPIES_FROM_ROOT_VISITS = 4096
 
 @kernel
 def take_tree(A):
@@ -212,10 +225,10 @@ def _clone(A, P, S, lane, words, inflight):
     """More playouts from the leaf `lane` just took (`SearchParams.leaf_playouts`):
     idle lanes take its path and start from `words` (the leaf's state) at the
     end of this step, each with its own virtual loss and its own backup. As
-    many as `leaf_playouts` - 1 while lanes are idle and fewer than `inflight`
+    many as `leaf_copies` says while lanes are idle and fewer than `inflight`
     are out. Called where the arena's path is the lane's (after its descent,
     or its child's attach), so a copy takes it from there."""
-    copies = int(P[P_LEAF_PLAYOUTS]) - 1
+    copies = leaf_copies(A, P)
     other = 0
     while copies > 0 and other < LANES and S.counters[S_INFLIGHT] < inflight:
         if S.phase[other] != IDLE:
@@ -229,6 +242,15 @@ def _clone(A, P, S, lane, words, inflight):
         S.counters[S_INFLIGHT] += 1
         copies -= 1
         other += 1
+
+
+@kernel
+def leaf_copies(A, P):
+    """The lanes that copy a leaf: `leaf_playouts` - 1, none before the root
+    has COPIES_FROM_ROOT_VISITS visits."""
+    if A.node_visits[A.counters[C_ROOT]] < COPIES_FROM_ROOT_VISITS:
+        return 0
+    return int(P[P_LEAF_PLAYOUTS]) - 1
 
 
 @kernel

@@ -82,6 +82,11 @@ PRIORS = ("auto", "whole", "capped")
 CAPPED_PRIOR_BIAS = 0.01
 CAPPED_ROOT_EXPLORE = 0.4
 
+#: MCPS's playouts per leaf on the lanes where `leaf_playouts` is unset (the
+#: baselines, UCT and GRAVE, keep one, as published). Measured against one,
+#: docs/experiments.md ("Two playouts per leaf").
+MCPS_LEAF_PLAYOUTS = 2
+
 PLAYOUT_RANDOM = 0
 PLAYOUT_MAST = 1
 #: The playout policy on the lanes (see `SearchParams.playout`, `mast.py`).
@@ -193,7 +198,13 @@ class SearchParams:
     - `leaf_playouts`: the playouts a leaf gets on the lanes, each backed up
       as an iteration of its own (1: one, as published). The descent, the
       child's attach and the freeze are then paid once for that many
-      playouts; the lanes run them side by side (`lane_search.py`).
+      playouts; the lanes run them side by side (`lane_search.py`). Unset
+      (None): MCPS_LEAF_PLAYOUTS for MCPS, whose tree work per iteration is
+      the heaviest of the three rules (deeper descents reading the AMAF and
+      permutation tables at every edge), and 1 for UCT and GRAVE, which stay
+      the published baselines. One leaf at a time (`batch=1`, Prolog) plays
+      one playout per leaf whatever this says, and so does a young tree
+      (`lane_search.leaf_copies`: none before the root's 4,096th visit).
     """
 
     rule: str = "mcps"
@@ -221,7 +232,7 @@ class SearchParams:
     root_prior_bias: float = 0.0
     amaf_horizon: int = 0
     prior_explore: float = 0.0
-    leaf_playouts: int = 1
+    leaf_playouts: Optional[int] = None
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -245,7 +256,7 @@ class SearchParams:
             raise ValueError(f"unknown playout {self.playout!r}; known: {', '.join(PLAYOUTS)}")
         if not 0.0 <= self.mast_epsilon <= 1.0:
             raise ValueError(f"mast_epsilon {self.mast_epsilon} out of range [0, 1]")
-        if not 1 <= self.leaf_playouts <= 64:
+        if self.leaf_playouts is not None and not 1 <= self.leaf_playouts <= 64:
             raise ValueError(f"leaf_playouts {self.leaf_playouts} out of range 1..64")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
@@ -277,8 +288,15 @@ class SearchParams:
         packed[P_AMAF_HORIZON] = self.amaf_horizon
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore
-        packed[P_LEAF_PLAYOUTS] = self.leaf_playouts
+        packed[P_LEAF_PLAYOUTS] = self.playouts_per_leaf()
         return packed
+
+    def playouts_per_leaf(self) -> int:
+        """`leaf_playouts` as the lanes use it: what the options set, else
+        MCPS_LEAF_PLAYOUTS for MCPS and 1 for the baselines."""
+        if self.leaf_playouts is not None:
+            return self.leaf_playouts
+        return MCPS_LEAF_PLAYOUTS if self.rule == "mcps" else 1
 
     def prior_weighing(self) -> tuple[float, float]:
         """(prior_bias, root_explore) as the search uses them: what the options

@@ -15,8 +15,9 @@ The wait for the deadline ends early when the answer is known (the search's
 the search goes on pondering (or is stopped by the shutdown). Every wait here
 (the START's compile, our engine's step, the deadline) wakes for a stop.
 
-When our engine cannot follow the match in time (a slow step) or at all (a
-resource error), the reply is a move from the last legal moves we know, and
+When our engine cannot follow the match in time (a slow step, waited for a
+moment past the deadline: `STEP_GRACE_S`) or at all (a resource error), the
+reply is a move from the last legal moves we know, and
 the log says so; a slow step is caught up on the next PLAYs: our engine's
 calls may run a few play clocks (`timing.follow_time_limit`), not only its
 own query limit, which would lose the match for good on one slow step.
@@ -52,6 +53,15 @@ log = logging.getLogger(__name__)
 #: How often a waiting PLAY looks whether its answer is known or the player is
 #: stopping, seconds (a flag read: a hundred looks a second cost nothing).
 WAKE_POLL_S = 0.01
+
+#: How long a step of our engine still unfinished at the deadline is waited
+#: for, seconds (taken from the safety margin). A step takes microseconds:
+#: one unfinished at the deadline is mostly one the process could not run (the
+#: whole process stalled: `server.stall_watch`), and once the process runs
+#: again the deadline has passed before the step's result reaches the event
+#: loop. Without this, the reply came from the previous state's legal moves:
+#: after a forced turn (`noop`), a move sure to be illegal.
+STEP_GRACE_S = 0.1
 
 
 async def wait_until(deadline: float, woken: Callable[[], bool], job: Optional[asyncio.Future] = None) -> None:
@@ -206,7 +216,8 @@ class TurnTaker:
         """Apply the reported joint moves our engine has not applied yet, until `deadline`.
 
         True when our state is the match's current one. The work runs in the
-        engine pool; a job that outlives the deadline goes on, and the next
+        engine pool; a job still running at the deadline is waited for
+        `STEP_GRACE_S` more, then goes on, and the next
         PLAY takes its result. An engine error means we lost track of the
         match for good (`Following.lost`).
         """
@@ -219,6 +230,8 @@ class TurnTaker:
                     list(following.pending), follow_time_limit(match.start.play_clock))
             job = following.catching_up
             await wait_until(deadline, self.is_stopping, job)
+            if not job.done() and not self.stopping:
+                await wait_until(time.monotonic() + STEP_GRACE_S, self.is_stopping, job)
             if not job.done():
                 log.error("PLAY match=%s: our engine is still computing the new state %s", match.match_id,
                           "and the player is stopping" if self.stopping else "at the deadline")

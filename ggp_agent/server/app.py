@@ -29,6 +29,7 @@ from aiohttp import web
 
 from ..player.player import CLOSE_GRACE_S, Player
 from ..player.protocol import ProtocolError, parse_message
+from . import stall_watch
 from .board_page import replay_page
 from .status_page import status_page
 
@@ -56,6 +57,7 @@ PLAYER_KEY = web.AppKey("player", Player)
 #: `GET /match/<url-quoted match id>?step=N` replays a finished match.
 REPLAY_PREFIX = "match/"
 MAX_BODY_KEY = web.AppKey("max_body", int)
+STALLS_KEY = web.AppKey("stalls", stall_watch.StallWatch)
 
 
 def _reply(text: str, status: int = 200, content_type: str = "text/acl") -> web.Response:
@@ -75,7 +77,20 @@ def make_app(player: Player, max_body: int = DEFAULT_MAX_BODY) -> web.Applicatio
     app.router.add_route("OPTIONS", "/{tail:.*}", _options)
     app.router.add_route("POST", "/{tail:.*}", _post)
     app.router.add_route("GET", "/{tail:.*}", _get)
+    app.cleanup_ctx.append(_watch_stalls)
     return app
+
+
+async def _watch_stalls(app: web.Application):
+    """The process's stall watch, held while the app runs (see `stall_watch`)."""
+    app[STALLS_KEY] = stall_watch.acquire()
+    yield
+    stall_watch.release()
+
+
+def _status(app: web.Application) -> dict:
+    """The player's snapshot and the process's stalls, for the status page and status.json."""
+    return {**app[PLAYER_KEY].status(), "stalls": app[STALLS_KEY].snapshot()}
 
 
 async def _options(request: web.Request) -> web.Response:
@@ -102,9 +117,9 @@ async def _get(request: web.Request) -> web.Response:
     received = time.monotonic()
     raw = request.raw_path.lstrip("/")
     if raw in ("", "index.html"):
-        return _reply(status_page(request.app[PLAYER_KEY].status()), content_type="text/html")
+        return _reply(status_page(_status(request.app)), content_type="text/html")
     if raw == "status.json":
-        return _reply(json.dumps(request.app[PLAYER_KEY].status(), indent=1), content_type="application/json")
+        return _reply(json.dumps(_status(request.app), indent=1), content_type="application/json")
     if raw == "favicon.ico":
         return web.Response(status=404, headers=CORS_HEADERS)
     if raw.startswith(REPLAY_PREFIX):  # no GGP message starts so: messages are lists

@@ -53,6 +53,18 @@ def _timing_html(timing: Optional[dict]) -> str:
             f"{timing['worst_lateness']:.3f} s, over {timing['replies_measured']} replies).</p>")
 
 
+def _stalls_html(stalls: Optional[dict]) -> str:
+    """How often the whole process stalled (`stall_watch`): a stall turns a quick reply into a late one."""
+    if not stalls:
+        return ""
+    if not stalls["stalls"]:
+        return f"<p>No process stall over {stalls['report_over_s']:g} s.</p>"
+    last = stalls["last"]
+    return (f"<p><b>The process stalled {stalls['stalls']} time(s)</b> (no thread ran), at worst "
+            f"{stalls['longest_s']:.3f} s; the last at {html.escape(last['at'])}, {last['seconds']:.3f} s, "
+            f"{last['garbage_collection_s']:.3f} s of it garbage collection.</p>")
+
+
 def _records_html(records: Optional[dict]) -> str:
     """A warning when match records cannot be written; nothing otherwise."""
     if not records or not records.get("problem"):
@@ -139,6 +151,7 @@ div.reply {{ max-width: 24em; font-size: 0.9em; }}
 up to {status['max_matches']} match(es) at once, {status['messages_handled']} messages handled.
 This page refreshes every 2 s; <a href="/status.json">as JSON</a>.</p>
 {_timing_html(status.get('timing'))}
+{_stalls_html(status.get('stalls'))}
 {_records_html(status.get('records'))}
 <h2>Matches in progress</h2>
 {cards}

@@ -4,7 +4,9 @@ match goes on with legal moves, the next match starts clean, and the log says
 what happened. Real matches over HTTP through our GameController on 127.0.0.1."""
 
 import asyncio
+import ctypes
 import logging
+import time
 
 import pytest
 
@@ -194,6 +196,54 @@ def test_an_engine_behind_for_a_turn_answers_from_the_last_legal_moves_then_catc
     assert len(mine.moves) == 12 and len(mine.states) == 13  # every joint move applied in the end
     assert mine.goal_values == [100]
     assert "engineLost" not in mine.extra
+
+
+#: A one-role game whose only legal move names the step: a reply from the
+#: previous state's legal moves is always illegal.
+COUNTING = " ".join([
+    "(role me) (init (step 0))",
+    " ".join(f"(succ {i} {i + 1})" for i in range(6)),
+    "(<= (legal me (go ?n)) (true (step ?n)))",
+    "(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))",
+    "(<= terminal (true (step 6))) (<= (goal me 100) (true (step 6)))",
+])
+
+
+def test_a_process_stall_through_the_deadline_still_answers_from_the_new_state(tmp_path, caplog):
+    """The whole process stops (the GIL held, as by a long garbage collection)
+    while our engine computes turn 3's state, until past the deadline; the
+    step itself then needs a moment more. Before, the player found the step
+    unfinished when it woke and replied from the previous state: `(go 2)`,
+    illegal. Now it waits a moment for the step (`STEP_GRACE_S`), and the
+    stall watch names the stall in the log."""
+    def stalling_engine(game):
+        machine = make_state_machine("prolog", game)
+        step, steps = machine.next_state, []
+
+        def next_state(state, joint_move):
+            steps.append(joint_move)
+            if len(steps) == 3:
+                ctypes.PyDLL(None).usleep(800_000)  # every thread stops: past the 0.7 s deadline
+                time.sleep(0.02)  # the step, unfinished as the event loop wakes
+            return step(state, joint_move)
+
+        machine.next_state = next_state
+        return machine
+
+    player = Player(PlayerConfig(name="stalled", search="random", safety_margin=0.3, record_dir=tmp_path),
+                    engine_factory=stalling_engine)
+    with caplog.at_level(logging.WARNING), ServerThread(player) as server:
+        assert server.post(f"(START m.stall me ({COUNTING}) 30 1)").text == "ready"
+        replies = [server.post("(play m.stall nil)").text]
+        for _ in range(5):
+            replies.append(server.post(f"(play m.stall ({replies[-1]}))").text)
+        assert server.post(f"(stop m.stall ({replies[-1]}))").text == "done"
+        server.call(server.player.wait_idle())
+    assert replies == [f"(go {n})" for n in range(6)]
+    mine = load_record(next(tmp_path.glob("*.player.json")))
+    assert "stale" not in [turn["source"] for turn in mine.extra["turns"]]
+    assert mine.goal_values == [100]
+    assert "the process stalled for 0.7" in caplog.text or "the process stalled for 0.8" in caplog.text
 
 
 def test_a_step_slower_than_the_engines_query_limit_is_caught_up_not_lost(tmp_path):

@@ -57,7 +57,10 @@ class StallWatch:
         self._clock = clock
         self._stopped = threading.Event()
         self._thread: Optional[threading.Thread] = None
-        self._lock = threading.Lock()
+        # Reentrant: a collection can start inside any allocation, also one
+        # made while this thread holds the lock, and its callback takes it too
+        # (a plain lock deadlocked there, and every thread after it).
+        self._lock = threading.RLock()
         self._collections: collections.deque = collections.deque(maxlen=COLLECTIONS_KEPT)
         self._collecting_since: Optional[float] = None
         self._collecting_generation = -1

@@ -9,6 +9,7 @@ import ctypes
 import gc
 import json
 import logging
+import threading
 import time
 
 import pytest
@@ -57,6 +58,36 @@ def test_a_long_garbage_collection_is_named_as_the_stall():
 def test_a_quiet_process_has_no_stall():
     seen = watched(StallWatch(tick=0.02, report_over=0.1), lambda: time.sleep(0.3))
     assert seen["stalls"] == 0 and seen["last"] is None
+
+
+def test_a_collection_inside_the_watchs_own_report_does_not_deadlock():
+    """With a collection at every allocation, the report's own allocations
+    (under the watch's lock) start collections whose callback takes the lock."""
+    watch = StallWatch()
+    watch.start()
+    finished = []
+
+    def report_under_collections():
+        threshold = gc.get_threshold()
+        gc.set_threshold(1)
+        try:
+            for _ in range(2000):
+                watch._report(0.0, 1.0)
+                watch.snapshot()
+        finally:
+            gc.set_threshold(*threshold)
+        finished.append(True)
+
+    logging.disable(logging.WARNING)
+    try:
+        worker = threading.Thread(target=report_under_collections, daemon=True)
+        worker.start()
+        worker.join(timeout=20)
+    finally:
+        logging.disable(logging.NOTSET)
+        watch.stop()
+    assert finished, "the watch deadlocked on its own lock"
+    assert watch.snapshot()["stalls"] == 2000
 
 
 def test_only_the_collections_within_a_stall_count_towards_it():

@@ -64,6 +64,13 @@ WAKE_POLL_S = 0.01
 STEP_GRACE_S = 0.1
 
 
+def step_grace_until(now: float, deadline: float, hard_limit: float) -> float:
+    """When the wait for a step unfinished at `deadline` ends: STEP_GRACE_S
+    after `now` (the wait woke late when the process stalled), and never in
+    the second half of the safety margin, which is the reply's to travel."""
+    return min(now + STEP_GRACE_S, (deadline + hard_limit) / 2)
+
+
 async def wait_until(deadline: float, woken: Callable[[], bool], job: Optional[asyncio.Future] = None) -> None:
     """Wait until `deadline` (time.monotonic()), until `job` is done when one is
     given, or until `woken()` turns true (looked at every WAKE_POLL_S); the
@@ -123,7 +130,7 @@ class TurnTaker:
             if link.search is not None:  # the search leaves the engine to us until advance()
                 quietly(link.search.hold)
             following.pending.append(tuple(message.moves))
-            if not await self.catch_up(match, clock_deadline):
+            if not await self.catch_up(match, clock_deadline, hard_limit):
                 return self._stale_reply(match, received, hard_limit)
             link.current = False
             steps, link.unseen = link.unseen, []
@@ -212,12 +219,12 @@ class TurnTaker:
         if unsent.planned is not None:
             self.margins.observe(unsent.planned, sent_at)
 
-    async def catch_up(self, match: Match, deadline: float) -> bool:
+    async def catch_up(self, match: Match, deadline: float, hard_limit: float) -> bool:
         """Apply the reported joint moves our engine has not applied yet, until `deadline`.
 
         True when our state is the match's current one. The work runs in the
-        engine pool; a job still running at the deadline is waited for
-        `STEP_GRACE_S` more, then goes on, and the next
+        engine pool; a job still running at the deadline is waited for a
+        moment more (`step_grace_until`), then goes on, and the next
         PLAY takes its result. An engine error means we lost track of the
         match for good (`Following.lost`).
         """
@@ -231,7 +238,7 @@ class TurnTaker:
             job = following.catching_up
             await wait_until(deadline, self.is_stopping, job)
             if not job.done() and not self.stopping:
-                await wait_until(time.monotonic() + STEP_GRACE_S, self.is_stopping, job)
+                await wait_until(step_grace_until(time.monotonic(), deadline, hard_limit), self.is_stopping, job)
             if not job.done():
                 log.error("PLAY match=%s: our engine is still computing the new state %s", match.match_id,
                           "and the player is stopping" if self.stopping else "at the deadline")

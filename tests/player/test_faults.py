@@ -15,6 +15,7 @@ from ggp_agent.referee.controller import PlayerAddress
 from ggp_agent.gdl import load_game
 from ggp_agent.referee.lineup import PlayerSpec, parse_player_spec, play_match
 from ggp_agent.player.config import PlayerConfig
+from ggp_agent.player.play import STEP_GRACE_S, step_grace_until
 from ggp_agent.player.player import Player
 from ggp_agent.player.records import load_record
 from ggp_agent.search.interface import Search
@@ -244,6 +245,14 @@ def test_a_process_stall_through_the_deadline_still_answers_from_the_new_state(t
     assert "stale" not in [turn["source"] for turn in mine.extra["turns"]]
     assert mine.goal_values == [100]
     assert "the process stalled for 0.7" in caplog.text or "the process stalled for 0.8" in caplog.text
+
+
+def test_the_wait_for_a_late_step_keeps_half_the_margin_for_the_reply():
+    """Clock deadline at 1.5 s, hard limit at 2 s (a 0.5 s margin): the full
+    grace; with a 0.1 s margin at most half of it; a wake after that, none."""
+    assert step_grace_until(1.5, 1.5, 2.0) == pytest.approx(1.5 + STEP_GRACE_S)
+    assert step_grace_until(1.9, 1.9, 2.0) == pytest.approx(1.95)
+    assert step_grace_until(1.97, 1.9, 2.0) < 1.97
 
 
 def test_a_step_slower_than_the_engines_query_limit_is_caught_up_not_lost(tmp_path):

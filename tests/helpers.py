@@ -11,6 +11,7 @@ by the test that started it; nothing talks to any other address.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import socket
 import subprocess
@@ -105,6 +106,13 @@ class ServerThread:
             f"Content-Length: {len(body)}\r\n\r\n"
         ).encode("ascii")
         return raw_request(self.port, head + body, timeout)
+
+
+def hold_the_gil(seconds: float) -> None:
+    """Stop every Python thread of the process for `seconds`, as a long
+    garbage collection or C call would: libc's usleep through `ctypes.PyDLL`
+    keeps the GIL while it sleeps."""
+    ctypes.PyDLL(None).usleep(int(seconds * 1e6))
 
 
 @dataclass

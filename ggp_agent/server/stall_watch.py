@@ -22,7 +22,7 @@ import gc
 import logging
 import threading
 import time
-from typing import Callable, Optional
+from typing import Optional
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,9 @@ def overlap(collections_: list[tuple[float, float, int]], began: float, ended: f
 class StallWatch:
     """A thread measuring how late it wakes; `snapshot()` for the status page."""
 
-    def __init__(self, tick: float = TICK_S, report_over: float = REPORT_S,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, tick: float = TICK_S, report_over: float = REPORT_S) -> None:
         self.tick = tick
         self.report_over = report_over
-        self._clock = clock
         self._stopped = threading.Event()
         self._thread: Optional[threading.Thread] = None
         # Reentrant: a collection can start inside any allocation, also one
@@ -86,9 +84,9 @@ class StallWatch:
                     "report_over_s": self.report_over}
 
     def _run(self) -> None:
-        asked = self._clock() + self.tick
-        while not self._stopped.wait(max(0.0, asked - self._clock())):
-            woke = self._clock()
+        asked = time.perf_counter() + self.tick
+        while not self._stopped.wait(max(0.0, asked - time.perf_counter())):
+            woke = time.perf_counter()
             late = woke - asked
             if late > self.report_over:
                 self._report(asked, woke)
@@ -111,7 +109,7 @@ class StallWatch:
 
     def _on_collection(self, phase: str, info: dict) -> None:
         """`gc.callbacks`: time each collection (in whichever thread runs it)."""
-        now = self._clock()
+        now = time.perf_counter()
         if phase == "start":
             self._collecting_since, self._collecting_generation = now, info.get("generation", -1)
         elif self._collecting_since is not None:

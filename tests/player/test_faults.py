@@ -4,7 +4,6 @@ match goes on with legal moves, the next match starts clean, and the log says
 what happened. Real matches over HTTP through our GameController on 127.0.0.1."""
 
 import asyncio
-import ctypes
 import logging
 import time
 
@@ -20,7 +19,7 @@ from ggp_agent.player.player import Player
 from ggp_agent.player.records import load_record
 from ggp_agent.search.interface import Search
 from ggp_agent.server.app import start_server
-from ..helpers import GAMES, TICTACTOE, ServeProcess, ServerThread
+from ..helpers import GAMES, TICTACTOE, ServeProcess, ServerThread, hold_the_gil
 
 #: These tests run agents or searches: numba kernels loaded before the first one (../conftest.py).
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -224,7 +223,7 @@ def test_a_process_stall_through_the_deadline_still_answers_from_the_new_state(t
         def next_state(state, joint_move):
             steps.append(joint_move)
             if len(steps) == 3:
-                ctypes.PyDLL(None).usleep(800_000)  # every thread stops: past the 0.7 s deadline
+                hold_the_gil(0.8)  # every thread stops: past the 0.7 s deadline
                 time.sleep(0.02)  # the step, unfinished as the event loop wakes
             return step(state, joint_move)
 

@@ -19,6 +19,7 @@ import threading
 import time
 from typing import Callable, Optional
 
+from . import collector
 from .board_view import current_position
 from .config import PlayerConfig
 from .hidden import HiddenTurnTaker, expected_goals
@@ -195,6 +196,9 @@ def _release(match: Match, moves) -> Optional[list[int]]:
     finally:
         if following is not None:
             following.machine.close()
+        if match.holds_collector:
+            match.holds_collector = False
+            collector.release()
     return goals
 
 

@@ -150,6 +150,8 @@ class Match:
     #: the game's board, once found (`board_view`), and how many states were looked at for it
     board: Optional[BoardLayout] = None
     board_looked_at: int = -1
+    #: True once the match holds the garbage collector's freeze (`collector.hold`)
+    holds_collector: bool = False
 
     @property
     def match_id(self) -> str:

@@ -45,6 +45,7 @@ from ..search.belief import Belief
 from ..search.interface import Search
 from ..search.registry import make_search
 from ..search.start_choices import start_budget
+from . import collector
 from .config import PlayerConfig
 from .ending import Endings
 from .hidden import HiddenTurnTaker
@@ -301,6 +302,8 @@ class Player:
         except Exception as error:  # the match is still playable: the fallback moves play
             log.error("START match=%s: the search failed to start (%s); playing fallback moves",
                       match.match_id, error)
+        collector.hold()
+        match.holds_collector = True
         match.compile_seconds = time.monotonic() - began
         match.status = MatchStatus.PLAYING
 

@@ -1,7 +1,8 @@
 """The Docker image's recipe: linted with hadolint, and its install script run for
-real in a fresh virtual environment (these machines have no Docker engine). What
-the image does at run time without one is tested where it lives: the read-only
-numba cache in test_numba_cache.py, the records folder check in test_operations.py."""
+real in a fresh virtual environment, its kernels compiled as the image's build
+step compiles them and loaded by a read-only run as the image runs (these
+machines have no Docker engine). The read-only numba cache's own rules are
+tested in test_numba_cache.py, the records folder check in test_operations.py."""
 
 import os
 import re
@@ -9,10 +10,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from .helpers import REPO, TICTACTOE
+from .helpers import REPO, TICTACTOE, read_only_command, require_read_only_mounts
 
 DOCKERFILE = REPO / "docker" / "Dockerfile"
 COMPOSE = REPO / "docker" / "compose.yaml"
@@ -86,44 +88,91 @@ def _copy_build_context(destination: Path) -> Path:
     return destination
 
 
-@pytest.mark.slow
-def test_the_install_script_in_a_fresh_virtual_environment(tmp_path):
-    source = _copy_build_context(tmp_path / "src")
-    venv = tmp_path / "venv"
-    env = {**os.environ, "GGP_EDITABLE": "0", "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+class FreshInstall(NamedTuple):
+    """A virtual environment made by the image's install script, its kernels
+    compiled by the image's build step."""
+
+    venv: Path
+    cache: Path
+    env: dict
+    install: list
+    warm: subprocess.CompletedProcess
+
+    def run(self, *arguments: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.venv / "bin" / "ggp-agent"), *arguments], capture_output=True, text=True,
+                              env=self.env, timeout=timeout, cwd=self.venv.parent)
+
+
+@pytest.fixture(scope="module")
+def fresh_install(tmp_path_factory) -> FreshInstall:
+    """`docker/install.sh` into a new virtual environment, then `ggp-agent
+    warmup` as the Dockerfile runs it (NUMBA_CPU_NAME=generic, its own
+    NUMBA_CACHE_DIR): a cold compile of every kernel, about 5 CPU minutes,
+    paid once for the tests of this module."""
+    root = tmp_path_factory.mktemp("fresh")
+    source = _copy_build_context(root / "src")
+    venv = root / "venv"
+    cache = root / "numba"
+    env = {**os.environ, "GGP_EDITABLE": "0", "NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": "generic",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("VIRTUAL_ENV", None)
-    install = [ "bash", str(source / "docker" / "install.sh"), str(venv)]
+    install = ["bash", str(source / "docker" / "install.sh"), str(venv)]
     done = subprocess.run(install, capture_output=True, text=True, env=env, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "creating virtual environment" in done.stderr
+    fresh = FreshInstall(venv, cache, env, install, None)
+    return fresh._replace(warm=fresh.run("warmup", timeout=900))
 
-    def run(*arguments: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run([str(venv / "bin" / "ggp-agent"), *arguments], capture_output=True, text=True,
-                              env=env, timeout=timeout, cwd=tmp_path)
 
+@pytest.mark.slow
+def test_the_install_script_in_a_fresh_virtual_environment(fresh_install):
+    venv, env = fresh_install.venv, fresh_install.env
     located = subprocess.run([str(venv / "bin" / "python"), "-c", "import ggp_agent; print(ggp_agent.__file__)"],
-                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+                             capture_output=True, text=True, env=env, cwd=venv.parent, timeout=60)
     assert located.stdout.startswith(str(venv)), located  # a copy in the venv, not the sources
     plots = subprocess.run([str(venv / "bin" / "python"), "-c", "import tqdm, matplotlib"],
-                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+                           capture_output=True, text=True, env=env, cwd=venv.parent, timeout=60)
     assert "No module named 'matplotlib'" in plots.stderr  # no extras: no plots, but the progress bar
-    warm = run("warmup", timeout=900)  # a cold compile of every kernel: about 5 CPU minutes, more beside the suite
+    warm = fresh_install.warm
     assert warm.returncode == 0 and "prolog: ok" in warm.stdout, warm.stdout + warm.stderr
-    check = run("check", str(TICTACTOE))
+    check = fresh_install.run("check", str(TICTACTOE))
     assert check.returncode == 0 and "roles: xplayer oplayer" in check.stdout, check.stdout + check.stderr
 
     serve = subprocess.Popen([str(venv / "bin" / "ggp-agent"), "-q", "serve", "--port", "0", "--name", "fresh"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=venv.parent)
     try:
         line = serve.stdout.readline()
         assert line.startswith("serving fresh on http://127.0.0.1:"), line
         address = line.split("http://", 1)[1].strip().rstrip("/")
-        ping = run("ping", address, timeout=30)
+        ping = fresh_install.run("ping", address, timeout=30)
         assert ping.returncode == 0 and ping.stdout.strip() == "((name fresh) (status available))"
     finally:
         serve.terminate()
         assert serve.wait(timeout=30) == 0
 
-    again = subprocess.run(install, capture_output=True, text=True, env=env, timeout=600)
+    again = subprocess.run(fresh_install.install, capture_output=True, text=True, env=env, timeout=600)
     assert again.returncode == 0 and again.stderr == ""  # nothing to do the second time
+
+
+@pytest.mark.slow
+def test_the_warm_up_output_is_the_cache_a_read_only_run_loads(fresh_install, tmp_path):
+    """The image's run time after its build step: the cache and the package
+    read-only (`docker run --read-only`), an empty home, a tmpfs-like /tmp:
+    every kernel loads from the cache, none is compiled, nothing is written."""
+    warm = fresh_install.warm
+    assert warm.returncode == 0, warm.stdout + warm.stderr
+    compiled_at_build = int(warm.stdout.split("numba: ", 1)[1].split()[0])
+    assert compiled_at_build > 10, warm.stdout  # every kernel, from nothing
+    require_read_only_mounts(tmp_path)
+    home, scratch = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir()
+    scratch.mkdir()
+    env = {**fresh_install.env, "HOME": str(home), "TMPDIR": str(scratch)}
+    cache = fresh_install.cache
+    warmup = [str(fresh_install.venv / "bin" / "ggp-agent"), "-q", "warmup"]
+    run = subprocess.run(read_only_command([cache, fresh_install.venv], warmup),
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "numba: 0 functions compiled" in run.stdout, run.stdout
+    assert f"numba cache: {cache} (read-only: read through links in {scratch}" in run.stdout
+    assert list(home.rglob("*")) == [] and list(scratch.iterdir()) == []

@@ -5,7 +5,9 @@ is compiled again.
 "Read-only" is a real read-only mount made in a private namespace (see
 `read_only_command`), for the cache and the sources alike, as in the container;
 "nothing compiled" is numba's own compile events (`counting_compilations`) and
-its dispatcher's cache hits."""
+its dispatcher's cache hits. The whole image's course (the install script, the
+warm-up of every kernel, then a read-only run that compiles none) is one run in
+tests/test_docker.py, which pays the cold compile once."""
 
 import json
 import os
@@ -18,7 +20,7 @@ import pytest
 from ggp_agent.folders import write_problem
 from ggp_agent.propnet.cache_stamp import kernel_sources
 from ggp_agent.propnet.numba_cache import cache_description, use_readable_cache
-from ..helpers import REPO, read_only_command, require_read_only_mounts
+from ..helpers import read_only_command, require_read_only_mounts
 
 TINY_KERNELS = """
 from numba import njit
@@ -108,29 +110,6 @@ def test_write_problem_says_why_a_folder_cannot_be_written(tmp_path):
     done = subprocess.run(read_only_command([tmp_path], [sys.executable, "-c", probe, str(tmp_path)]),
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "Read-only file system", done.stderr
-
-
-@pytest.mark.slow
-def test_the_warm_up_output_is_the_cache_a_read_only_run_loads(tmp_path):
-    """The image's build step (`ggp-agent warmup` writing NUMBA_CACHE_DIR), then its
-    run time (cache and package read-only, a tmpfs-like /tmp): no kernel compiled."""
-    require_read_only_mounts(tmp_path)
-    cache, home, scratch = _folders(tmp_path, "cache", "home", "tmp")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": "generic", "HOME": str(home),
-           "TMPDIR": str(scratch)}
-    warmup = [sys.executable, "-m", "ggp_agent.cli", "-q", "warmup"]
-
-    built = subprocess.run(warmup, capture_output=True, text=True, env=env, timeout=1200)
-    assert built.returncode == 0, built.stdout + built.stderr
-    compiled_at_build = int(built.stdout.split("numba: ", 1)[1].split()[0])
-    assert compiled_at_build > 10, built.stdout  # every kernel, from nothing
-
-    run = subprocess.run(read_only_command([cache, REPO / "ggp_agent"], warmup),
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "numba: 0 functions compiled" in run.stdout, run.stdout
-    assert f"numba cache: {cache} (read-only: read through links in {scratch}" in run.stdout
-    assert list(home.rglob("*")) == [] and list(scratch.iterdir()) == []
 
 
 #: A kernel in one file that inlines a kernel of another (`caller.py`, `callee.py`).

@@ -116,6 +116,7 @@ def fresh_install(tmp_path_factory) -> FreshInstall:
     env = {**os.environ, "GGP_EDITABLE": "0", "NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": "generic",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONPATH", None)  # the installed package, never a checkout the suite was started from
     install = ["bash", str(source / "docker" / "install.sh"), str(venv)]
     done = subprocess.run(install, capture_output=True, text=True, env=env, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -171,7 +172,7 @@ def test_the_warm_up_output_is_the_cache_a_read_only_run_loads(fresh_install, tm
     cache = fresh_install.cache
     warmup = [str(fresh_install.venv / "bin" / "ggp-agent"), "-q", "warmup"]
     run = subprocess.run(read_only_command([cache, fresh_install.venv], warmup),
-                         capture_output=True, text=True, env=env, timeout=600)
+                         capture_output=True, text=True, env=env, timeout=600, cwd=home)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "numba: 0 functions compiled" in run.stdout, run.stdout
     assert f"numba cache: {cache} (read-only: read through links in {scratch}" in run.stdout

@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from pathlib import Path
+from typing import Optional
 
 from ..engines import ENGINES
 from ..reasoner.statemachine import ReasonerError
@@ -25,6 +26,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     match.add_argument("--match-id", default=None)
     match.add_argument("--seed", type=int, default=None, help="seed of the substitute moves")
     match.add_argument("--engine", default="prolog", choices=sorted(ENGINES), help="the controller's reasoner")
+    match.add_argument("--max-turns", type=int, default=None, metavar="N",
+                       help="abort the match if it has not ended after N turns (a game that never ends)")
     match.add_argument("--json", action="store_true", help="print the record as JSON")
     match.set_defaults(run=run_match)
 
@@ -42,6 +45,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     tournament.add_argument("--out", type=Path, default=None, help="output directory")
     tournament.add_argument("--seed", type=int, default=0)
     tournament.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
+    tournament.add_argument("--max-turns", type=int, default=None, metavar="N",
+                            help="abort a match that has not ended after N turns; it scores for nobody")
     tournament.add_argument("--no-progress", action="store_true")
     tournament.add_argument("--resume", action="store_true",
                             help="go on with the tournament in --out: matches with a record there are not played again")
@@ -58,11 +63,17 @@ def _seats(texts: list[str]) -> list:
         raise CommandError(str(error)) from None
 
 
+def _check_max_turns(max_turns: Optional[int]) -> None:
+    if max_turns is not None and max_turns < 1:
+        raise CommandError(f"--max-turns must be at least 1 (got {max_turns})")
+
+
 def run_match(args) -> int:
     from ..referee.controller import format_result
     from ..referee.lineup import play_match
 
     seats = _seats(args.player)
+    _check_max_turns(args.max_turns)
     game = read_game(args.game)
     if len(seats) != len(game.player_roles):
         roles = " ".join(str(game.roles[r]) for r in game.player_roles)
@@ -72,6 +83,7 @@ def run_match(args) -> int:
         record = asyncio.run(play_match(
             game, seats, args.startclock, args.playclock, match_id=args.match_id,
             game_name=args.game.stem, record_dir=args.records, seed=args.seed, engine=args.engine,
+            max_turns=args.max_turns,
         ))
     except ReasonerError as error:
         raise CommandError(f"the {args.engine} engine failed on {args.game}: {error}", 1) from None
@@ -91,13 +103,14 @@ def run_tournament(args) -> int:
         raise CommandError("--games must be at least 1")
     if len(args.players) < 2 and roles > 1:
         raise CommandError("a tournament needs at least two players")
+    _check_max_turns(args.max_turns)
     if args.resume and args.out is None:
         raise CommandError("--resume needs --out (the tournament's folder)")
     out = args.out or Path("results") / f"tournament-{args.game.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     result = run(
         args.game, args.players, args.games, args.startclock, args.playclock, out,
         workers=args.workers, cluster=args.cluster, seed=args.seed, engine=args.engine,
-        progress=None if args.no_progress else progress_bar(), resume=args.resume,
+        progress=None if args.no_progress else progress_bar(), resume=args.resume, max_turns=args.max_turns,
     )
     print(format_summary(result))
     return 0 if not result.failures else 1

@@ -187,7 +187,7 @@ class GameController:
             percepts: Optional[tuple[tuple[Term, ...], ...]] = None
             while not await asyncio.to_thread(machine.is_terminal, state):
                 if self.max_turns is not None and len(record.moves) >= self.max_turns:
-                    await self._abort(session, record, f"the match passed {self.max_turns} turns")
+                    await self._abort(session, record, f"no terminal state after {self.max_turns} turns (the turn limit)")
                     return
                 legal = await asyncio.to_thread(
                     lambda s=state: [machine.legal_moves(s, r) for r in range(len(self.game.roles))]

@@ -87,6 +87,8 @@ class MatchTask:
     engine: str = "prolog"
     #: the role index of each seat (every role but `random`, in role order)
     seat_roles: tuple[int, ...] = ()
+    #: turns after which the controller aborts a match that has not ended (None: no limit)
+    max_turns: Optional[int] = None
 
 
 def run_match_task(task: MatchTask) -> dict:
@@ -120,7 +122,7 @@ def play_task(task: MatchTask, report: Callable[[PlayedMatch], dict]) -> dict:
         seats = [replace(parse_player_spec(text), label=label) for text, label in zip(task.seats, task.labels)]
         played = asyncio.run(play_match_with_players(
             game, seats, task.start_clock, task.play_clock, match_id=task.match_id,
-            game_name=task.game_name, seed=task.seed, engine=task.engine,
+            game_name=task.game_name, seed=task.seed, engine=task.engine, max_turns=task.max_turns,
         ))
         return {"index": task.index, **report(played), "seconds": time.monotonic() - began,
                 "worker": os.getpid()}
@@ -188,11 +190,14 @@ def run_tournament(
     engine: str = "prolog",
     progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
     resume: bool = False,
+    max_turns: Optional[int] = None,
 ) -> TournamentResult:
     """Play `games` matches and write tournament.json, matches.csv, winrate.png (with
     matplotlib) and the match records under `out_dir`. `cluster` is a Dask scheduler
     address; `progress(done, games, result)` is called at the start and after each match.
-    `resume`: reuse the plan in `out_dir` and the records already there (`resume.py`)."""
+    `resume`: reuse the plan in `out_dir` and the records already there (`resume.py`).
+    `max_turns`: the controller aborts a match still going after that many turns
+    (a game whose rules never end it); an aborted match scores for nobody."""
     specs = [parse_player_spec(text) for text in players]  # fail before any process starts
     if workers is None and not cluster and any(spec.is_remote for spec in specs):
         workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
@@ -202,7 +207,7 @@ def run_tournament(
     game_name = game_path.stem
     out_dir = Path(out_dir)
     plan = {"game": game_name, "players": list(players), "startClock": start_clock, "playClock": play_clock,
-            "seed": seed}
+            "seed": seed, "maxTurns": max_turns}
     stamp = plan_stamp(out_dir, plan, resume)
     labels = player_labels(list(players))
     tasks = []
@@ -214,7 +219,7 @@ def run_tournament(
             seats=tuple(players[p] for p in seats), seat_players=seats,
             labels=tuple(labels[p] for p in seats),
             start_clock=start_clock, play_clock=play_clock, seed=seed * 100003 + i, engine=engine,
-            seat_roles=game.player_roles,
+            seat_roles=game.player_roles, max_turns=max_turns,
         ))
     backend = f"dask {cluster}" if cluster else f"process pool ({workers or machine_cores()} workers)"
     result = TournamentResult(game_name, labels, games, start_clock, play_clock, backend)
@@ -305,6 +310,8 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
     engines = record.extra.get("seatEngines") or [None] * len(task.seat_players)
     row.update({"roles": [record.roles[r] for r in roles], "goals": goals, "errors": errors,
                 "turns": len(record.moves), "aborted": record.is_aborted, "engines": engines})
+    if record.is_aborted:
+        row["abortReason"] = record.abort_reason or ""
     result.rows.append(row)
     if record.is_aborted or not goals:
         return

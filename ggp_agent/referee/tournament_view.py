@@ -45,6 +45,9 @@ def format_summary(result: TournamentResult) -> str:
             f"errors {summary.errors}"
         )
     lines.extend(engine_warnings(result))
+    aborted = [row for row in result.rows if row.get("aborted")]
+    if aborted:
+        lines.append(f"  {len(aborted)} match(es) aborted, scored for nobody: {aborted[0]['abortReason']}")
     if result.failures:
         lines.append(f"  {len(result.failures)} match(es) failed: {result.failures[0]['failure']}")
     for kind, path in result.files.items():

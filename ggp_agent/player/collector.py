@@ -27,37 +27,33 @@ from __future__ import annotations
 
 import gc
 import logging
-import threading
+
+from .shared_use import SharedUse
 
 log = logging.getLogger(__name__)
 
-_lock = threading.Lock()
-_holds = 0
+
+def _freeze() -> None:
+    gc.freeze()
+    log.debug("collector: %d objects frozen", gc.get_freeze_count())
+
+
+#: The first hold collects (what an idle process left is garbage, not play's
+#: ground), every hold freezes, the last release unfreezes.
+_freeze_use: SharedUse[None] = SharedUse(first=gc.collect, every=_freeze, last=lambda _: gc.unfreeze())
 
 
 def hold() -> None:
     """A match starts playing: freeze what is alive (collecting first when no
     other match holds). Pair with one `release`."""
-    global _holds
-    with _lock:
-        if _holds == 0:
-            gc.collect()
-        gc.freeze()
-        _holds += 1
-        log.debug("collector: %d objects frozen for %d match(es)", gc.get_freeze_count(), _holds)
+    _freeze_use.enter()
 
 
 def release() -> None:
     """A match that held has ended: when it was the last, unfreeze."""
-    global _holds
-    with _lock:
-        if _holds == 0:
-            raise RuntimeError("collector released more often than held")
-        _holds -= 1
-        if _holds == 0:
-            gc.unfreeze()
+    _freeze_use.leave()
 
 
 def holds() -> int:
     """The matches holding the freeze now (the status page, tests)."""
-    return _holds
+    return _freeze_use.users

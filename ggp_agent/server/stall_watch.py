@@ -24,6 +24,8 @@ import threading
 import time
 from typing import Optional
 
+from ..player.shared_use import SharedUse
+
 log = logging.getLogger(__name__)
 
 #: How long the watch sleeps between looks, seconds (twenty wakes a second cost nothing).
@@ -118,27 +120,21 @@ class StallWatch:
             self._collecting_since = None
 
 
-_shared: Optional[StallWatch] = None
-_users = 0
-_shared_lock = threading.Lock()
+def _started_watch() -> StallWatch:
+    watch = StallWatch()
+    watch.start()
+    return watch
+
+
+#: The process's one watch, started by its first user and stopped by its last.
+_shared: SharedUse[StallWatch] = SharedUse(first=_started_watch, last=StallWatch.stop)
 
 
 def acquire() -> StallWatch:
     """The process's watch, started by its first user."""
-    global _shared, _users
-    with _shared_lock:
-        if _shared is None:
-            _shared = StallWatch()
-            _shared.start()
-        _users += 1
-        return _shared
+    return _shared.enter()
 
 
 def release() -> None:
     """One user less; the last one stops the watch."""
-    global _shared, _users
-    with _shared_lock:
-        _users = max(0, _users - 1)
-        if _users == 0 and _shared is not None:
-            _shared.stop()
-            _shared = None
+    _shared.leave()

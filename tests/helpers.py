@@ -326,6 +326,15 @@ def require_read_only_mounts(folder: Path) -> None:
         pytest.skip(f"no read-only mount in a user namespace here: {probe.stderr.strip()[:200]}")
 
 
+def empty_folders(parent: Path, *names: str) -> list[Path]:
+    """New empty folders `names` under `parent`, e.g. the home and /tmp of
+    a read-only run, which the tests then find still empty."""
+    made = [parent / name for name in names]
+    for folder in made:
+        folder.mkdir()
+    return made
+
+
 #: Four doors for `me`; three are traps that end the game at once, me 0. The
 #: fourth leads to twenty turns taken in turn (`you` first), each a pick of
 #: left or right that is remembered; the parity of the lefts decides.

@@ -165,9 +165,7 @@ def test_the_warm_up_output_is_the_cache_a_read_only_run_loads(fresh_install, tm
     compiled_at_build = int(warm.stdout.split("numba: ", 1)[1].split()[0])
     assert compiled_at_build > 10, warm.stdout  # every kernel, from nothing
     require_read_only_mounts(tmp_path)
-    home, scratch = tmp_path / "home", tmp_path / "tmp"
-    home.mkdir()
-    scratch.mkdir()
+    home, scratch = empty_folders(tmp_path, "home", "tmp")
     env = {**fresh_install.env, "HOME": str(home), "TMPDIR": str(scratch)}
     cache = fresh_install.cache
     warmup = [str(fresh_install.venv / "bin" / "ggp-agent"), "-q", "warmup"]

@@ -20,7 +20,7 @@ import pytest
 from ggp_agent.folders import write_problem
 from ggp_agent.propnet.cache_stamp import kernel_sources
 from ggp_agent.propnet.numba_cache import cache_description, use_readable_cache
-from ..helpers import read_only_command, require_read_only_mounts
+from ..helpers import empty_folders, read_only_command, require_read_only_mounts
 
 TINY_KERNELS = """
 from numba import njit
@@ -48,13 +48,6 @@ def _files(folder: Path) -> dict[str, int]:
     return {str(path.relative_to(folder)): path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()}
 
 
-def _folders(tmp_path: Path, *names: str) -> list[Path]:
-    made = [tmp_path / name for name in names]
-    for folder in made:
-        folder.mkdir()
-    return made
-
-
 def _probe(command: list[str], env: dict) -> dict:
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -63,7 +56,7 @@ def _probe(command: list[str], env: dict) -> dict:
 
 def test_a_read_only_cache_is_read_through_a_mirror_and_nothing_is_compiled(tmp_path):
     require_read_only_mounts(tmp_path)
-    source, cache, home, scratch = _folders(tmp_path, "src", "cache", "home", "tmp")
+    source, cache, home, scratch = empty_folders(tmp_path, "src", "cache", "home", "tmp")
     (source / "tiny_kernels.py").write_text(TINY_KERNELS)
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(source), "HOME": str(home),
            "TMPDIR": str(scratch)}

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pytest
 
-from .helpers import REPO, TICTACTOE, read_only_command, require_read_only_mounts
+from .helpers import REPO, TICTACTOE, empty_folders, read_only_command, require_read_only_mounts
 
 DOCKERFILE = REPO / "docker" / "Dockerfile"
 COMPOSE = REPO / "docker" / "compose.yaml"

@@ -1,7 +1,7 @@
 """The controller's turn limit (`--max-turns`): a game whose rules never end
 must not hold a match, or a tournament's worker, forever (here a long game
-stands for one). Real matches over
-HTTP between in-process random players on the Prolog engine."""
+stands for one). Real matches over HTTP between in-process random and legal
+players on the Prolog engine."""
 
 import pytest
 

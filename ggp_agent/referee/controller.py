@@ -187,7 +187,8 @@ class GameController:
             percepts: Optional[tuple[tuple[Term, ...], ...]] = None
             while not await asyncio.to_thread(machine.is_terminal, state):
                 if self.max_turns is not None and len(record.moves) >= self.max_turns:
-                    await self._abort(session, record, f"no terminal state after {self.max_turns} turns (the turn limit)")
+                    await self._abort(session, record, f"no terminal state after {self.max_turns} turns (the turn limit)",
+                                      logging.WARNING)
                     return
                 legal = await asyncio.to_thread(
                     lambda s=state: [machine.legal_moves(s, r) for r in range(len(self.game.roles))]
@@ -302,14 +303,16 @@ class GameController:
             return Exchange(text, seconds, COMMUNICATION_ERROR, f"HTTP {status}: {text[:120]}")
         return Exchange(text, seconds)
 
-    async def _abort(self, session, record: MatchRecord, reason: str) -> None:
+    async def _abort(self, session, record: MatchRecord, reason: str, level: int = logging.ERROR) -> None:
+        """End the match without goals, telling every player. `level`: a
+        failure is an error; the turn limit the operator set is a warning."""
         record.is_aborted = True
         record.abort_reason = reason
         message = Abort(self.match_id).to_kif()
         await asyncio.gather(*(
             self._send(session, player, message, self.play_clock + self.grace) for player in self.players
         ))
-        log.error("match=%s aborted: %s", self.match_id, reason)
+        log.log(level, "match=%s aborted: %s", self.match_id, reason)
 
 
 def format_result(record: MatchRecord) -> str:

@@ -331,14 +331,15 @@ def _write_outputs(result: TournamentResult, out_dir: Path) -> None:
                         + [f"seat{r}_player" for r in range(roles)]
                         + [f"seat{r}_role" for r in range(roles)]
                         + [f"seat{r}_goal" for r in range(roles)]
-                        + [f"seat{r}_errors" for r in range(roles)] + ["failure"])
+                        + [f"seat{r}_errors" for r in range(roles)] + ["failure", "abort_reason"])
         for row in result.rows:
             def cells(values):
                 values = list(values or [])
                 return values + [""] * (roles - len(values))
             writer.writerow([row["index"], row["matchId"], row.get("turns", ""), row.get("aborted", ""),
                              row["seconds"]] + cells(row["seats"]) + cells(row.get("roles"))
-                            + cells(row.get("goals")) + cells(row.get("errors")) + [row.get("failed", "")])
+                            + cells(row.get("goals")) + cells(row.get("errors"))
+                            + [row.get("failed", ""), row.get("abortReason", "")])
     result.files = {"json": str(json_path), "csv": str(csv_path)}
     if plot_winrates(result, png_path):
         result.files["png"] = str(png_path)

@@ -3,6 +3,9 @@ must not hold a match, or a tournament's worker, forever (here a long game
 stands for one). Real matches over HTTP between in-process random and legal
 players on the Prolog engine."""
 
+import csv
+import logging
+
 import pytest
 
 from ggp_agent.cli.main import main
@@ -38,6 +41,20 @@ def test_a_tournament_aborts_matches_at_the_turn_limit_and_scores_them_for_nobod
     assert [(row["aborted"], row["turns"]) for row in result.rows] == [(True, 3), (True, 3)]
     assert [summary.matches for summary in result.summaries] == [0, 0]
     assert "2 match(es) aborted, scored for nobody: no terminal state after 3 turns" in format_summary(result)
+    # the spreadsheet says why, not only that
+    with (tmp_path / "out" / "matches.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["abort_reason"] for row in rows] == ["no terminal state after 3 turns (the turn limit)"] * 2
+
+
+def test_the_turn_limit_is_logged_as_a_warning(tmp_path, caplog):
+    """A limit the operator set, reached, is expected: not an error (a reasoner
+    that fails is one, and says so with its traceback)."""
+    with caplog.at_level(logging.WARNING, logger="ggp_agent.referee.controller"):
+        main(["match", str(long_game(tmp_path)), "--player", "random", "--player", "legal",
+              "--startclock", "5", "--playclock", "1", "--records", str(tmp_path / "records"), "--max-turns", "2"])
+    aborts = [record for record in caplog.records if "aborted" in record.getMessage()]
+    assert aborts and all(record.levelno == logging.WARNING for record in aborts)
 
 
 def test_a_resumed_tournament_keeps_its_turn_limit(tmp_path):

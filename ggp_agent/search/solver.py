@@ -12,6 +12,8 @@ is an expectation, not a choice). Proof lengths make every proven line end
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..propnet.jit import kernel
 from .arena import C_CHANCE, C_PROVEN, EXPANDED, PROVEN
 from .select import role_best_goal
@@ -84,17 +86,28 @@ def _prove_chance(A, node, lo, hi):
     return True
 
 
+#: Proof lengths stay below this (a proof is at most as long as the node pool).
+PROOF_SPAN = 1 << 32
+
+
+def proof_rank(goal: int, proof: int) -> int:
+    """A proven result in the solver's order, as one number, higher first: a
+    higher goal, then at a goal above 0 the shorter proof (a win comes
+    sooner), at 0 the longer (a loss comes later). Proof lengths make every
+    proven line end: a node's proof is one longer than the child's it rests
+    on, so following shortest wins (and the opponent's longest losses) never
+    cycles. Plain Python, for the merge of several trees' votes
+    (`votes.merge_votes`), and compiled for the kernels (`_proof_rank`): one
+    order for both."""
+    return goal * PROOF_SPAN + (PROOF_SPAN - 1 - proof if goal > 0 else proof)
+
+
+_proof_rank = kernel(proof_rank)
+
+
 @kernel
 def better_proof(A, role, child, other):
-    """Whether proven `child` is a better choice than proven `other` for `role`:
-    a higher goal, or at an equal goal the shorter proof (a win comes sooner)
-    unless the goal is nothing (a loss comes later). Proof lengths make every
-    proven line end: a node's proof is one longer than the child's it rests on,
-    so following shortest wins (and the opponent's longest losses) never cycles."""
-    g = A.node_goals[child, role]
-    h = A.node_goals[other, role]
-    if g != h:
-        return g > h
-    if g > 0:
-        return A.node_proof[child] < A.node_proof[other]
-    return A.node_proof[child] > A.node_proof[other]
+    """Whether proven `child` is a better choice than proven `other` for
+    `role` (`proof_rank`)."""
+    return (_proof_rank(np.int64(A.node_goals[child, role]), np.int64(A.node_proof[child]))
+            > _proof_rank(np.int64(A.node_goals[other, role]), np.int64(A.node_proof[other])))

@@ -3,13 +3,13 @@
 What root parallelism (`parallel.RootParallelSearch`) merges: a move proven
 to win in any tree (proofs are exact, whichever tree found them), the one
 with the shortest proof, or where every move is proven the best proof
-(`proof_rank`), else the move with the most visits summed over the
-trees among those no tree proved lost, unless a proven result is worth more
-than that move's mean reward (the single tree's rule, `root.best_edge`, over
-the sums). The shortest win matters as much as in one tree: where every move
-is a proven win (a loop beside the winning line), taking the most visited
-one can walk the loop for ever (`solver.better_proof`).
-"""
+(`solver.proof_rank`, the order one tree's solver uses), else the move with
+the most visits summed over the trees among those no tree proved lost,
+unless a proven result is worth more than that move's mean reward (the
+single tree's rule, `root.best_edge`, over the sums). The shortest win
+matters as much as in one tree: where every move is a proven win (a loop
+beside the winning line), taking the most visited one can walk the loop for
+ever (`solver.proof_rank`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Callable, Optional, Sequence
 
 from ..gdl.terms import Term
 from .arena import C_ROOT, EXPANDED, PROVEN, Arena
+from .solver import proof_rank
 from .table import choosers
 
 
@@ -73,30 +74,3 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
         if proven[surest] > 100.0 * reward[best] / visits[best]:
             return surest
     return best
-
-
-def proof_rank(goal: int, proof: int) -> tuple[int, int]:
-    """Proven results in the solver's order, higher first (`solver.better_proof`):
-    a higher goal, then at a goal above 0 the shorter proof (it comes
-    sooner), at 0 the longer (a loss comes later)."""
-    return goal, (-proof if goal > 0 else proof)
-
-
-def tree_votes(A: Arena, role: int, move_of: Callable[[int], Term]) -> list:
-    """Our role's root edges in one tree as `RootVote`s (a proof counts only
-    where our role alone chooses: the edges then lead to children)."""
-    root = int(A.counters[C_ROOT])
-    if not A.node_flags[root] & EXPANDED:
-        return []
-    lo, hi = int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])
-    many, key_role = choosers(A, root)
-    solver = int(many) == 1 and int(key_role) == role
-    votes = []
-    for e in range(lo, hi):
-        child = int(A.edge_child[e])
-        proven = proof = -1
-        if solver and child >= 0 and A.node_flags[child] & PROVEN:
-            proven = int(A.node_goals[child, role])
-            proof = int(A.node_proof[child]) + 1
-        votes.append(RootVote(move_of(int(A.edge_code[e])), int(A.edge_n[e]), float(A.edge_w[e]), proven, proof))
-    return votes

@@ -21,6 +21,7 @@ from ggp_agent.search.arena import (
     C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, PROVEN, Capacity, arena_bytes, new_arena, plan_capacity,
 )
 from ggp_agent.search.root import best_edge, root_child
+from ggp_agent.search.solver import _proof_rank, proof_rank
 from ggp_agent.search.tree_search import TreeSearch, make_tree_search
 from ggp_agent.search.params import SearchParams
 from ggp_agent.search.warmup import all_kernels
@@ -671,3 +672,17 @@ def test_a_proven_root_plays_its_proof_not_its_most_visited_move():
     assert best_edge(A, 0) == loop  # an open root: the most visited edge, as before
     A.node_flags[0] |= PROVEN
     assert best_edge(A, 0) == line
+
+
+def test_the_solver_order_is_one_rule_for_one_tree_and_for_the_merge():
+    """`solver.proof_rank` ranks proven results for `better_proof` (compiled)
+    and for `votes.merge_votes` (plain Python): the same numbers either way,
+    and the order the solver needs: a higher goal first; at a goal above 0 the
+    shorter proof (a win sooner), at 0 the longer (a loss later)."""
+    results = [(goal, proof) for goal in (0, 50, 100) for proof in (0, 1, 2, 7, 400)]
+    for goal, proof in results:
+        assert _proof_rank(goal, proof) == proof_rank(goal, proof)
+    ranked = sorted(results, key=lambda result: proof_rank(*result), reverse=True)
+    assert ranked[:2] == [(100, 0), (100, 1)]
+    assert ranked[-2:] == [(0, 1), (0, 0)]
+    assert [goal for goal, _ in ranked] == sorted((goal for goal, _ in results), reverse=True)

@@ -74,3 +74,23 @@ def merge_votes(trees: Sequence[Sequence[RootVote]], best_goal: int) -> Optional
         if proven[surest] > 100.0 * reward[best] / visits[best]:
             return surest
     return best
+
+
+def tree_votes(A: Arena, role: int, move_of: Callable[[int], Term]) -> list:
+    """Our role's root edges in one tree as `RootVote`s (a proof counts only
+    where our role alone chooses: the edges then lead to children)."""
+    root = int(A.counters[C_ROOT])
+    if not A.node_flags[root] & EXPANDED:
+        return []
+    lo, hi = int(A.node_edges[root, role]), int(A.node_edges[root, role + 1])
+    many, key_role = choosers(A, root)
+    solver = int(many) == 1 and int(key_role) == role
+    votes = []
+    for e in range(lo, hi):
+        child = int(A.edge_child[e])
+        proven = proof = -1
+        if solver and child >= 0 and A.node_flags[child] & PROVEN:
+            proven = int(A.node_goals[child, role])
+            proof = int(A.node_proof[child]) + 1
+        votes.append(RootVote(move_of(int(A.edge_code[e])), int(A.edge_n[e]), float(A.edge_w[e]), proven, proof))
+    return votes

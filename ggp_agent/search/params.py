@@ -195,10 +195,13 @@ class SearchParams:
       move at any time in the game (a capture now, not a capture some day).
     - `mast_epsilon`: under "mast", the share of moves still drawn at random
       (the kernel works in sixteenths).
-    - `leaf_playouts`: the playouts a leaf gets on the lanes, each backed up
-      as an iteration of its own (1: one, as published). The descent, the
-      child's attach and the freeze are then paid once for that many
-      playouts; the lanes run them side by side (`lane_search.py`). Unset
+    - `leaf_playouts`: the playouts a leaf gets on the lanes at most, each
+      backed up as an iteration of its own (1: one, as published). The
+      descent, the child's attach and the freeze are then paid once for
+      them; the lanes run them side by side (`lane_search.py`). The copies
+      take only the lanes idle in the step the leaf was reached, so beyond
+      two a leaf gets fewer than this asks (about 2.5 at 8, measured on Hex
+      7x7 and breakthrough 6x6: docs/search.md). Unset
       (None): MCPS_LEAF_PLAYOUTS for MCPS, whose tree work per iteration is
       the heaviest of the three rules (deeper descents reading the AMAF and
       permutation tables at every edge), and 1 for UCT and GRAVE, which stay

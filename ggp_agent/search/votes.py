@@ -9,7 +9,8 @@ unless a proven result is worth more than that move's mean reward (the
 single tree's rule, `root.best_edge`, over the sums). The shortest win
 matters as much as in one tree: where every move is a proven win (a loop
 beside the winning line), taking the most visited one can walk the loop for
-ever (`solver.proof_rank`)."""
+ever (`solver.proof_rank`).
+"""
 
 from __future__ import annotations
 

@@ -14,10 +14,10 @@ the root (`tree.descend`, the rules of `select.py` untouched) to a leaf:
 - the path ends at a terminal or proven node: backed up at once, no lane;
 - the depth cap: the lane plays out from the node.
 
-A leaf may get more than one playout (`SearchParams.leaf_playouts`): idle
-lanes copy the path and start from the leaf's state (`_clone`), each backed
-up as an iteration of its own, so the tree's part is paid once for them;
-not while the tree is young (`leaf_copies`).
+A leaf may get more than one playout (`SearchParams.leaf_playouts`): the
+lane that took it owes copies, which free lanes serve before they descend
+for a new leaf (`lane_copies.py`), each backed up as an iteration of its
+own, so the tree's part is paid once for them.
 
 When its playout ends the lane's iteration is backed up (`tree.backup`:
 visits, rewards, AMAF tables, the permutation window, the solver) and the
@@ -48,9 +48,10 @@ from ..propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ..propnet.lane_gates import LANES, WORDS, lane_forward
 from ..propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
 from ..propnet.state_kernels import legal_codes, load_state
-from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, C_ROOT, LEGAL, PENDING
+from .arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
 from .mast import mast_rank
-from .params import P_CODES, P_LEAF_PLAYOUTS, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
+from .params import P_CODES, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
+from .lane_copies import copy_source, owe_copies, take_copy
 from .lane_effects import keep_before, record_effects
 from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
 from .table import choosers, find_child, learn_effect, set_terminal, words_check
@@ -64,14 +65,6 @@ LOAD_PLAY = 2     # its start state is loaded at the end of this step; it plays 
 FORCED = 3        # plays the forced joint move this step
 CHILD = 4         # stands on the child: attach it, then play out
 PLAY = 5          # plays a random playout
-
-#: A leaf gets more than one playout (`leaf_playouts`) only once the root has
-#: this many visits: four times the visits at which all 256 lanes may be out
-#: (`lane_runner.ROOT_VISITS_PER_LANE`). Before, every iteration adds a leaf:
-#: a young tree's statistics change most with each new leaf, and a small
-#: search (tic-tac-toe's forced wins at a few thousand iterations) needs its
-#: leaves more than a second look at each.
-COPIES_FROM_ROOT_VISITS = 4096
 
 @kernel
 def take_tree(A):
@@ -169,7 +162,7 @@ def _finish(A, P, S, lane, n_rollout):
 
 
 @kernel
-def _start(A, P, net, work, S, lane, rng, inflight):
+def _start(A, P, net, work, S, lane, rng):
     """Descend to a new leaf for the free lane. Returns True when the lane got
     work, False when the descent ended at a terminal or proven node (backed up
     at once: an iteration with no lane)."""
@@ -216,41 +209,8 @@ def _start(A, P, net, work, S, lane, rng, inflight):
     _virtual_loss(A, S, lane, 1)
     S.counters[S_INFLIGHT] += 1
     if S.phase[lane] == LOAD_PLAY:
-        _clone(A, P, S, lane, S.start[lane], inflight)
+        owe_copies(A, P, S, lane, S.start[lane])
     return True
-
-
-@kernel
-def _clone(A, P, S, lane, words, inflight):
-    """More playouts from the leaf `lane` just took (`SearchParams.leaf_playouts`):
-    idle lanes take its path and start from `words` (the leaf's state) at the
-    end of this step, each with its own virtual loss and its own backup. As
-    many as `leaf_copies` says while lanes are idle and fewer than `inflight`
-    are out. Called where the arena's path is the lane's (after its descent,
-    or its child's attach), so a copy takes it from there."""
-    copies = leaf_copies(A, P)
-    other = 0
-    while copies > 0 and other < LANES and S.counters[S_INFLIGHT] < inflight:
-        if S.phase[other] != IDLE:
-            other += 1
-            continue
-        _from_arena(A, S, other, S.chosen[lane])
-        for w in range(words.shape[0]):
-            S.start[other, w] = words[w]
-        S.phase[other] = LOAD_PLAY
-        _virtual_loss(A, S, other, 1)
-        S.counters[S_INFLIGHT] += 1
-        copies -= 1
-        other += 1
-
-
-@kernel
-def leaf_copies(A, P):
-    """The lanes that copy a leaf: `leaf_playouts` - 1, none before the root
-    has COPIES_FROM_ROOT_VISITS visits."""
-    if A.node_visits[A.counters[C_ROOT]] < COPIES_FROM_ROOT_VISITS:
-        return 0
-    return int(P[P_LEAF_PLAYOUTS]) - 1
 
 
 @kernel
@@ -373,19 +333,30 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 S.phase[lane] = PLAY
                 over = _attach(A, net, lanes, S, lane, over, effects)
                 if not over:
-                    _clone(A, P, S, lane, S.words, inflight)
+                    owe_copies(A, P, S, lane, S.words)
             if over or steps[lane] >= limit:
                 lane_goals(net, value, lane, S.goals[lane])
                 _finish(A, P, S, lane, steps[lane])
-        # free lanes take new leaves
+        # free lanes take the copies owed, then new leaves
         if inflight > 0 and not root_done(A, P):
             lane = 0
+            cursor = 0
             while (lane < LANES and S.counters[S_INFLIGHT] < inflight
                    and S.counters[S_DONE] < budget and not root_done(A, P)):
                 if S.phase[lane] != IDLE:
                     lane += 1
                     continue
-                _start(A, P, net, work, S, lane, rng, inflight)
+                source = copy_source(S, lane, cursor)
+                if source >= 0:
+                    cursor = source if source != lane else cursor
+                    take_copy(S, source, lane)
+                    S.phase[lane] = LOAD_PLAY
+                    _virtual_loss(A, S, lane, 1)
+                    S.counters[S_INFLIGHT] += 1
+                    lane += 1
+                    continue
+                _start(A, P, net, work, S, lane, rng)
+                cursor = min(cursor, lane)  # the leaf it took may owe copies
                 if S.phase[lane] == IDLE:
                     continue  # backed up at once: descend again for this lane
                 lane += 1
@@ -473,6 +444,7 @@ def forget_inflight(A, S):
                 A.edge_child[e] = -1
             S.pending[lane] = -1
             S.phase[lane] = IDLE
+        S.owed[lane] = 0
     S.counters[S_INFLIGHT] = 0
 
 

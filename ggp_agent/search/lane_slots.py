@@ -31,6 +31,7 @@ class LaneSlots(NamedTuple):
     chosen: np.ndarray      # int32[256]: 1 when the path's last node chose a joint move with no child node
     pending: np.ndarray     # int32[256]: the edge marked PENDING for this lane, or -1
     new_leaf: np.ndarray    # int32[256]: depth of the node the lane added, or -1
+    owed: np.ndarray        # int32[256]: copies still owed to the leaf in the lane's slot (`lane_copies.py`)
     path_node: np.ndarray   # int32[256, D + 1]
     path_edge: np.ndarray   # int32[256, D, R]
     path_code: np.ndarray   # int32[256, D, R]
@@ -56,6 +57,7 @@ def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> L
         chosen=np.zeros(LANES, dtype=np.int32),
         pending=np.full(LANES, -1, dtype=np.int32),
         new_leaf=np.full(LANES, -1, dtype=np.int32),
+        owed=np.zeros(LANES, dtype=np.int32),
         path_node=np.zeros((LANES, max_depth + 1), dtype=np.int32),
         path_edge=np.zeros((LANES, max_depth, r), dtype=np.int32),
         path_code=np.zeros((LANES, max_depth, r), dtype=np.int32),
@@ -78,6 +80,6 @@ def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int) ->
     """Bytes `new_slots` allocates (counted against the search's memory)."""
     r = max(1, n_roles)
     words = max(1, n_words)
-    return (LANES * (4 * 5 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * words
+    return (LANES * (4 * 6 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * words
                      + 4 * max_rollout * r + 4 * r + 8 * words + 4)
             + (8 * WORDS + 4) * 64 * words)

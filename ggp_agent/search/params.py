@@ -198,16 +198,14 @@ class SearchParams:
     - `leaf_playouts`: the playouts a leaf gets on the lanes at most, each
       backed up as an iteration of its own (1: one, as published). The
       descent, the child's attach and the freeze are then paid once for
-      them; the lanes run them side by side (`lane_search.py`). The copies
-      take only the lanes idle in the step the leaf was reached, so beyond
-      two a leaf gets fewer than this asks (about 2.5 at 8, measured on Hex
-      7x7 and breakthrough 6x6: docs/search.md). Unset
+      them; the lanes run them side by side, free lanes serving a leaf's
+      copies before they descend for a new one (`lane_copies.py`). Unset
       (None): MCPS_LEAF_PLAYOUTS for MCPS, whose tree work per iteration is
       the heaviest of the three rules (deeper descents reading the AMAF and
       permutation tables at every edge), and 1 for UCT and GRAVE, which stay
       the published baselines. One leaf at a time (`batch=1`, Prolog) plays
       one playout per leaf whatever this says, and so does a young tree
-      (`lane_search.leaf_copies`: none before the root's 4,096th visit).
+      (`lane_copies.leaf_copies`: none before the root's 4,096th visit).
     """
 
     rule: str = "mcps"

@@ -13,7 +13,8 @@ from ggp_agent.propnet.bits import set_bit_indices
 from ggp_agent.search.arena import C_ITERATIONS, C_LEAVES, C_NODES, C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.lane_runner import LaneRunner
 from ggp_agent.search.arena import PENDING
-from ggp_agent.search.lane_search import COPIES_FROM_ROOT_VISITS, FORCED, IDLE, LOAD_FORCED, lane_search
+from ggp_agent.search.lane_copies import COPIES_FROM_ROOT_VISITS
+from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
 from ggp_agent.search.lane_slots import S_INFLIGHT
 from ggp_agent.search.parallel import RootParallelSearch
 from ggp_agent.search.params import MCPS_LEAF_PLAYOUTS, P_LEAF_PLAYOUTS, SearchParams, tree_params
@@ -143,23 +144,25 @@ def test_lanes_out_between_calls_leave_only_real_results_on_the_tree(nogo):
 def test_each_leaf_on_the_lanes_gets_its_leaf_playouts(nogo):
     """With `leaf_playouts=k` a leaf a lane takes is played out by k lanes, each
     backed up as an iteration: about k iterations per new leaf where one
-    gives one, once the root has COPIES_FROM_ROOT_VISITS visits (before, one
+    gives one (8 as well: copies once got only the lanes idle at the leaf's
+    step, about 2.5 at 8), once the root has COPIES_FROM_ROOT_VISITS visits (before, one
     playout per leaf whatever k), and the tree's counts stay real (the
     chooser's edge visits at a node add up to at most the node's visits)."""
     young, old = {}, {}
-    for k in (1, 3):
+    for k in (1, 3, 8):
         search = make_tree_search("mcps", nogo, 0, seed=1, memory_cap=32 << 20, options={"leaf_playouts": k})
         search.prepare(nogo.initial_state())
         A = search.arena
         search.search(COPIES_FROM_ROOT_VISITS - 500)
         young[k] = int(A.counters[C_ITERATIONS]) / int(A.counters[C_LEAVES])
+        search.search(1500)  # past COPIES_FROM_ROOT_VISITS, and the lanes out before it backed up
         iterations, leaves = int(A.counters[C_ITERATIONS]), int(A.counters[C_LEAVES])
         search.search(6000)
         old[k] = (int(A.counters[C_ITERATIONS]) - iterations) / (int(A.counters[C_LEAVES]) - leaves)
         _assert_edge_visits_are_real(search)
-    assert young[1] < 1.3 and young[3] < 1.3
+    assert young[1] < 1.3 and young[3] < 1.3 and young[8] < 1.3
     assert old[1] < 1.3
-    assert old[3] > 2.0
+    assert old[3] > 2.7 and old[8] > 6.5  # every copy, not only as many as lanes were idle at the leaf's step
 
 
 def test_mcps_plays_two_playouts_per_leaf_unless_told_and_the_baselines_one():

@@ -43,6 +43,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                             "between two measurements of the propnet's lanes and change propagation")
     bench.add_argument("--single-leaf", action="store_true",
                        help="with --threads: also each rule one leaf at a time on one thread (batch=1)")
+    bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="with --search: a search setting for every rule, e.g. leaf_playouts=8 (repeatable)")
     bench.set_defaults(run=run_bench)
 
     replay = commands.add_parser("replay", help="replay an oracle trace and compare every step")
@@ -126,18 +128,28 @@ def run_bench(args) -> int:
 
 def _bench_search(args, game) -> dict:
     from ..search.bench import bench_opening, bench_selfplay, bench_threads
-    from ..search.params import RULES
+    from ..search.params import RULES, checked_option
     from ..search.warmup import ensure_warm
 
     rules = [rule.strip() for rule in args.search.split(",") if rule.strip()]
     unknown = [rule for rule in rules if rule not in RULES]
     if unknown:
         raise SystemExit(f"error: unknown search rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
+    options = {}
+    for item in args.option:
+        key, equals, value = item.partition("=")
+        try:
+            if not equals:
+                raise ValueError(f"expected KEY=VALUE, got {item!r}")
+            options.update([checked_option(key.strip(), value.strip())])
+        except ValueError as error:
+            raise SystemExit(f"error: --option: {error}") from None
     ensure_warm()
     with make_state_machine(args.engine, game) as machine:
         if args.threads:
             counts = [int(count) for count in args.threads.split(",") if count.strip()]
-            found = {"threads": bench_threads(machine, rules, counts, args.seconds, single_leaf=args.single_leaf)}
+            found = {"threads": bench_threads(machine, rules, counts, args.seconds, single_leaf=args.single_leaf,
+                                              options=options)}
             rates = found["threads"]["propnet_playouts_per_s"]
             if rates:
                 print(f"  propnet in the same run: {rates['lanes']:.0f} random playouts/s on 256 lanes, "
@@ -153,16 +165,18 @@ def _bench_search(args, game) -> dict:
                       f"new leaves at depth {row['mean_leaf_depth']}{ratios}")
             return found
         codes = [coding.strip() for coding in args.codes.split(",") if coding.strip()]
-        found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats, codes=codes)}
+        found = {"opening": bench_opening(machine, rules, args.seconds, repeats=args.repeats, codes=codes,
+                                          options=options)}
         for row in found["opening"]:
             print(f"  {row['rule']:>5} from the opening, {row['codes']}, {row['priors']} priors: "
                   f"{row['iterations_per_s']:.0f} iterations/s "
                   f"(per search {', '.join(f'{r:.0f}' for r in row['rates'])}), playout {row['mean_playout']} "
-                  f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['max_nodes']} nodes")
+                  f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['playouts_per_leaf']} iterations "
+                  f"per new leaf, {row['max_nodes']} nodes")
         if args.budgets:
             found["selfplay"] = []
             for budget in (float(b) for b in args.budgets.split(",")):
-                for row in bench_selfplay(machine, rules, budget, games=args.games):
+                for row in bench_selfplay(machine, rules, budget, games=args.games, options=options):
                     found["selfplay"].append(row)
                     print(f"  {row['rule']:>5} self-play at {budget:g} s/move over {row['moves']} moves: "
                           f"{row['iterations_per_s']:.0f} iterations/s, playout {row['mean_playout']} moves, "

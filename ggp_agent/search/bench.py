@@ -26,7 +26,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from ..propnet.bench import bench_net
 from ..propnet.machine import PropnetStateMachine
@@ -78,6 +78,7 @@ class SearchFigures:
             "iterations_per_s_median_move": round(statistics.median(self.rates), 1) if self.rates else None,
             "mean_playout": round(self.rollout_steps / self.rollouts, 2) if self.rollouts else None,
             "mean_leaf_depth": round(self.leaf_depth / self.leaves, 2) if self.leaves else None,
+            "playouts_per_leaf": round(self.iterations / self.leaves, 2) if self.leaves else None,
             "moves": self.moves,
             "iterations": self.iterations,
             "max_nodes": max(self.nodes) if self.nodes else 0,
@@ -97,9 +98,11 @@ def opening_chooser(machine: StateMachine, state) -> int:
 
 
 def bench_opening(machine: StateMachine, rules: Sequence[str], seconds: float, repeats: int = 3,
-                  seed: int = 1, memory_cap: Optional[int] = None, codes: Sequence[str] = ("auto",)) -> list[dict]:
+                  seed: int = 1, memory_cap: Optional[int] = None, codes: Sequence[str] = ("auto",),
+                  options: Optional[Mapping[str, str]] = None) -> list[dict]:
     """Each rule searches the initial position `repeats` times for `seconds`,
-    once per coding in `codes` (so that codings compare in the same run)."""
+    once per coding in `codes` (so that codings compare in the same run),
+    with the search `options` besides."""
     results = []
     state = machine.initial_state()
     role = opening_chooser(machine, state)
@@ -107,7 +110,7 @@ def bench_opening(machine: StateMachine, rules: Sequence[str], seconds: float, r
         figures = SearchFigures(rule)
         for repeat in range(repeats):
             search = make_tree_search(rule, machine, role, seed=seed + repeat, memory_cap=memory_cap,
-                                      options={"codes": coding})
+                                      options={**(options or {}), "codes": coding})
             search.prepare(state)
             figures.add(search, _timed(search, seconds))
         row = figures.to_json()
@@ -118,7 +121,8 @@ def bench_opening(machine: StateMachine, rules: Sequence[str], seconds: float, r
 
 
 def bench_selfplay(machine: StateMachine, rules: Sequence[str], budget: float, games: int = 2,
-                   seed: int = 1, memory_cap: Optional[int] = None) -> list[dict]:
+                   seed: int = 1, memory_cap: Optional[int] = None,
+                   options: Optional[Mapping[str, str]] = None) -> list[dict]:
     """Each rule plays `games` games against itself at `budget` seconds a move."""
     results = []
     roles = range(len(machine.roles))
@@ -128,7 +132,7 @@ def bench_selfplay(machine: StateMachine, rules: Sequence[str], budget: float, g
         for game in range(games):
             state = machine.initial_state()
             searches = [make_tree_search(rule, machine, role, seed=seed * 100 + game * 10 + role,
-                                         memory_cap=memory_cap) for role in roles]
+                                         memory_cap=memory_cap, options=options) for role in roles]
             for search in searches:
                 search.prepare(state)
             while not machine.is_terminal(state):
@@ -160,13 +164,13 @@ def propnet_rates(machine: StateMachine, seconds: float) -> dict:
 
 
 def _searched(machine: StateMachine, rule: str, threads: int, seconds: float, seed: int,
-              batch: Optional[int], memory_cap: Optional[int]) -> dict:
+              batch: Optional[int], memory_cap: Optional[int], options: Optional[Mapping[str, str]]) -> dict:
     """One search of the initial position as a player runs it (worker threads,
     pondering) for `seconds` after a warm second: its rates and figures."""
     state = machine.initial_state()
     role = opening_chooser(machine, state)
     search = make_search(rule, machine, role, seed=seed, threads=threads, batch=batch, ponder=True,
-                         memory_cap=memory_cap)
+                         memory_cap=memory_cap, options=options)
     search.start(state, tuple(machine.legal_moves(state, role)))
     try:
         time.sleep(min(1.0, seconds))
@@ -190,7 +194,8 @@ def _searched(machine: StateMachine, rule: str, threads: int, seconds: float, se
 
 
 def bench_threads(machine: StateMachine, rules: Sequence[str], threads: Sequence[int], seconds: float,
-                  seed: int = 1, single_leaf: bool = False, memory_cap: Optional[int] = None) -> dict:
+                  seed: int = 1, single_leaf: bool = False, memory_cap: Optional[int] = None,
+                  options: Optional[Mapping[str, str]] = None) -> dict:
     """Each rule at each thread count from the opening (and, with
     `single_leaf`, one leaf at a time on one thread: the search before the
     lanes), between two measurements of the propnet's own random playouts."""
@@ -198,9 +203,9 @@ def bench_threads(machine: StateMachine, rules: Sequence[str], threads: Sequence
     rows = []
     for rule in rules:
         for count in threads:
-            rows.append(_searched(machine, rule, count, seconds, seed, None, memory_cap))
+            rows.append(_searched(machine, rule, count, seconds, seed, None, memory_cap, options))
         if single_leaf:
-            rows.append(_searched(machine, rule, 1, seconds, seed, 1, memory_cap))
+            rows.append(_searched(machine, rule, 1, seconds, seed, 1, memory_cap, options))
     after = propnet_rates(machine, seconds)
     rates = {name: round((before[name] + after[name]) / 2, 1) for name in before}
     lanes = rates.get("lanes")

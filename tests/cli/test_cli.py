@@ -9,6 +9,7 @@ from ggp_agent.cli.main import main
 from ..helpers import GAMES, shared_path
 
 TICTACTOE = str(GAMES / "tictactoe.kif")
+NOGO_5X5 = str(GAMES / "nogo_5x5.kif")
 
 
 def test_check_prints_roles_state_moves_and_a_random_match(capsys):
@@ -76,6 +77,25 @@ def test_bench_json_is_the_last_line(capsys):
     report = json.loads(last)
     assert report["engine"] == "prolog" and report["game"] == "tictactoe"
     assert report["playouts_per_s"] > 0 and report["state_updates_per_s"] > report["playouts_per_s"]
+
+
+def test_bench_options_reach_every_search(capsys):
+    """`--option` sets a search constant for the benched rules: eight playouts
+    per leaf give several iterations per new leaf where one gives about one."""
+    per_leaf = {}
+    for k in (1, 8):
+        assert main(["bench", NOGO_5X5, "--engine", "propnet", "--seconds", "1", "--search", "mcps",
+                     "--repeats", "1", "--option", f"leaf_playouts={k}", "--json"]) == 0
+        report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        per_leaf[k] = report["search"]["opening"][0]["playouts_per_leaf"]
+    assert per_leaf[1] < 1.5 and per_leaf[8] > 4
+
+
+@pytest.mark.parametrize("option", ["leaf_playouts", "leaf_playout=2", "leaf_playouts=0"])
+def test_bench_rejects_a_bad_option_by_name(option, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", TICTACTOE, "--engine", "prolog", "--seconds", "0.1", "--search", "mcps", "--option", option])
+    assert "--option" in str(stop.value) and option.partition("=")[0] in str(stop.value)
 
 
 def test_replay_agrees_with_the_reference_trace(capsys):

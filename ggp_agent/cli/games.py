@@ -128,22 +128,17 @@ def run_bench(args) -> int:
 
 def _bench_search(args, game) -> dict:
     from ..search.bench import bench_opening, bench_selfplay, bench_threads
-    from ..search.params import RULES, checked_option
+    from ..search.params import RULES, checked_options
     from ..search.warmup import ensure_warm
 
     rules = [rule.strip() for rule in args.search.split(",") if rule.strip()]
     unknown = [rule for rule in rules if rule not in RULES]
     if unknown:
         raise SystemExit(f"error: unknown search rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
-    options = {}
-    for item in args.option:
-        key, equals, value = item.partition("=")
-        try:
-            if not equals:
-                raise ValueError(f"expected KEY=VALUE, got {item!r}")
-            options.update([checked_option(key.strip(), value.strip())])
-        except ValueError as error:
-            raise SystemExit(f"error: --option: {error}") from None
+    try:
+        options = dict(checked_options(args.option))
+    except ValueError as error:
+        raise SystemExit(f"error: --option: {error}") from None
     ensure_warm()
     with make_state_machine(args.engine, game) as machine:
         if args.threads:
@@ -171,7 +166,7 @@ def _bench_search(args, game) -> dict:
             print(f"  {row['rule']:>5} from the opening, {row['codes']}, {row['priors']} priors: "
                   f"{row['iterations_per_s']:.0f} iterations/s "
                   f"(per search {', '.join(f'{r:.0f}' for r in row['rates'])}), playout {row['mean_playout']} "
-                  f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['playouts_per_leaf']} iterations "
+                  f"moves, new leaves at depth {row['mean_leaf_depth']}, {row['iterations_per_leaf']} iterations "
                   f"per new leaf, {row['max_nodes']} nodes")
         if args.budgets:
             found["selfplay"] = []

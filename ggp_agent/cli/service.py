@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..engines import ENGINES
 from ..player.config import PLAYER_KINDS
-from ..search.params import PARALLEL, SEARCH_RULES, checked_option
+from ..search.params import PARALLEL, SEARCH_RULES, checked_options
 from ..search.settings import parse_flag
 from .errors import CommandError
 
@@ -113,17 +113,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     ping.set_defaults(run=run_ping, uses_numba=False)  # the health check: every 30 s, no kernel
 
 
-def _search_options(items: list[str]) -> tuple[tuple[str, str], ...]:
-    """`KEY=VALUE` items as the player's search options; ValueError names a bad one."""
-    options = []
-    for item in items:
-        key, equals, value = item.partition("=")
-        if not equals:
-            raise ValueError(f"search option {item!r}: expected KEY=VALUE")
-        options.append(checked_option(key, value))
-    return tuple(options)
-
-
 def _check_environment_choices(args) -> None:
     """argparse checks a choice given on the command line, not a default, so a
     value from the environment (`GGP_SEARCH=sideways`) is checked here: the
@@ -143,7 +132,7 @@ def run_serve(args) -> int:
 
     _check_environment_choices(args)
     try:
-        search_options = _search_options(args.search_options)
+        search_options = checked_options(args.search_options)
     except ValueError as error:
         raise CommandError(str(error)) from None
     config = PlayerConfig(

@@ -78,7 +78,7 @@ class SearchFigures:
             "iterations_per_s_median_move": round(statistics.median(self.rates), 1) if self.rates else None,
             "mean_playout": round(self.rollout_steps / self.rollouts, 2) if self.rollouts else None,
             "mean_leaf_depth": round(self.leaf_depth / self.leaves, 2) if self.leaves else None,
-            "playouts_per_leaf": round(self.iterations / self.leaves, 2) if self.leaves else None,
+            "iterations_per_leaf": round(self.iterations / self.leaves, 2) if self.leaves else None,
             "moves": self.moves,
             "iterations": self.iterations,
             "max_nodes": max(self.nodes) if self.nodes else 0,

@@ -348,7 +348,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                     continue
                 source = copy_source(S, lane, cursor)
                 if source >= 0:
-                    cursor = source if source != lane else cursor
+                    if source != lane:
+                        cursor = source  # the lanes from the cursor up to it owe nothing
                     take_copy(S, source, lane)
                     S.phase[lane] = LOAD_PLAY
                     _virtual_loss(A, S, lane, 1)

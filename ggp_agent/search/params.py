@@ -13,7 +13,7 @@ C = 40 on goal values 0..100 (0.4 on rewards scaled to [0, 1]).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Mapping, Optional
+from typing import Iterable, Mapping, Optional
 
 import numpy as np
 
@@ -334,6 +334,18 @@ def checked_option(key: str, value: str) -> tuple[str, str]:
     else:
         SearchParams().with_options({key: value})
     return key, value
+
+
+def checked_options(items: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """`KEY=VALUE` items (a command line's) as search options, each as
+    `checked_option` takes it; ValueError names the first bad one."""
+    options = []
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"search option {item!r}: expected KEY=VALUE")
+        options.append(checked_option(key, value))
+    return tuple(options)
 
 
 def split_options(options: Mapping[str, object]) -> tuple[dict, dict]:

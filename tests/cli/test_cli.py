@@ -87,7 +87,7 @@ def test_bench_options_reach_every_search(capsys):
         assert main(["bench", NOGO_5X5, "--engine", "propnet", "--seconds", "1", "--search", "mcps",
                      "--repeats", "1", "--option", f"leaf_playouts={k}", "--json"]) == 0
         report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-        per_leaf[k] = report["search"]["opening"][0]["playouts_per_leaf"]
+        per_leaf[k] = report["search"]["opening"][0]["iterations_per_leaf"]
     assert per_leaf[1] < 1.5 and per_leaf[8] > 4
 
 

@@ -49,10 +49,21 @@ def register(commands: argparse._SubParsersAction) -> None:
     profile.set_defaults(run=run_profile)
 
 
+def _options(args) -> dict:
+    """The --option items as search options, by the parser `serve` and `bench` use."""
+    from ..search.params import checked_options
+
+    try:
+        return dict(checked_options(args.option))
+    except ValueError as error:
+        raise CommandError(f"--option: {error}") from None
+
+
 def run_profile(args) -> int:
     if args.child:
         return _child(args)
     read_game(args.game)  # a broken game is named before anything starts
+    _options(args)  # so is a bad option
     missing = [tool for tool in ("perf", "gdb") if shutil.which(tool) is None]
     if missing:
         raise CommandError(f"profile needs {' and '.join(missing)} (Debian: linux-perf, gdb)")
@@ -173,7 +184,7 @@ def _child(args) -> int:
     from ..search.bench import opening_chooser
     from ..search.tree_search import make_tree_search
 
-    options = dict(option.split("=", 1) for option in args.option)
+    options = _options(args)
     state = machine.initial_state()
     role = opening_chooser(machine, state)
     search = make_tree_search(args.search, machine, role, seed=1, options=options)

@@ -68,3 +68,11 @@ def test_profile_rejects_a_broken_game_with_the_rule_before_starting_anything(tm
     assert main(["profile", str(broken)]) == 2
     err = capsys.readouterr().err
     assert "unsafe variable ?x" in err and "(<= (legal a (m ?x)) (true p))" in err
+
+
+def test_profile_rejects_a_bad_option_by_name_before_starting_anything(capsys):
+    """The same parser as serve's and bench's: a typo is named, not sampled for seconds."""
+    assert main(["profile", str(GAMES / "breakthrough_6x6.kif"), "--option", "leaf_playout=8"]) == 2
+    assert "leaf_playout" in capsys.readouterr().err
+    assert main(["profile", str(GAMES / "breakthrough_6x6.kif"), "--option", "leaf_playouts"]) == 2
+    assert "expected KEY=VALUE" in capsys.readouterr().err

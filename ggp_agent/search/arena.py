@@ -105,6 +105,8 @@ class Arena(NamedTuple):
     node_edges: np.ndarray   # int32[N, R + 1]
     node_amaf: np.ndarray    # int32[N]
     node_perm: np.ndarray    # int32[N]
+    node_pick: np.ndarray    # int32[N]: the edge the node's one chooser last chose by a full scan (`select.py`)
+    node_pick_until: np.ndarray  # int64[N]: that choice stands while the node has fewer visits (0: none)
     edge_code: np.ndarray    # int32[E]
     edge_n: np.ndarray       # int32[E]
     edge_w: np.ndarray       # float64[E]
@@ -319,6 +321,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "node_flags": ((n,), np.uint8), "node_goals": ((n, r), np.int16),
         "node_proof": ((n,), np.int32),
         "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),
+        "node_pick": ((n,), np.int32), "node_pick_until": ((n,), np.int64),
         "edge_code": ((e,), np.int32), "edge_n": ((e,), np.int32), "edge_w": ((e,), np.float64),
         "edge_child": ((e,), np.int32), "edge_feat": ((e,), np.int32),
         "edge_regret": ((e if capacity.regret else 1,), np.float64),

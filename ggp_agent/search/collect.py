@@ -131,6 +131,7 @@ def collect_garbage(A):
             A.node_edges[d, :] = A.node_edges[node, :]
             A.node_amaf[d] = A.node_amaf[node]
             A.node_perm[d] = A.node_perm[node]
+        A.node_pick_until[d] = 0  # edges move too
         A.node_flags[d] &= ~MARKED
         if (A.node_flags[d] & PROVEN) != 0:
             proven += 1

@@ -59,7 +59,8 @@ P_AMAF_HORIZON = 20
 P_ROOT_PRIOR_BIAS = 21
 P_PRIOR_EXPLORE = 22
 P_LEAF_PLAYOUTS = 23
-N_PARAMS = 24
+P_PICK_REFRESH = 24
+N_PARAMS = 25
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -206,6 +207,11 @@ class SearchParams:
       the published baselines. One leaf at a time (`batch=1`, Prolog) plays
       one playout per leaf whatever this says, and so does a young tree
       (`lane_copies.leaf_copies`: none before the root's 4,096th visit).
+    - `pick_refresh`: at a node where one role chooses, a full scan's choice
+      stands until the node's visits grow by this share of them (0: every
+      descent scans, as published; `select.choose_edge`). One more result
+      barely moves a well-visited node's values, so its choice is rarely
+      another before then, and the scan is the descent's cost.
     """
 
     rule: str = "mcps"
@@ -234,6 +240,7 @@ class SearchParams:
     amaf_horizon: int = 0
     prior_explore: float = 0.0
     leaf_playouts: Optional[int] = None
+    pick_refresh: float = 0.0
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -257,6 +264,8 @@ class SearchParams:
             raise ValueError(f"unknown playout {self.playout!r}; known: {', '.join(PLAYOUTS)}")
         if not 0.0 <= self.mast_epsilon <= 1.0:
             raise ValueError(f"mast_epsilon {self.mast_epsilon} out of range [0, 1]")
+        if not 0.0 <= self.pick_refresh <= 1.0:
+            raise ValueError(f"pick_refresh {self.pick_refresh} out of range [0, 1]")
         if self.leaf_playouts is not None and not 1 <= self.leaf_playouts <= 64:
             raise ValueError(f"leaf_playouts {self.leaf_playouts} out of range 1..64")
         if not 1 <= self.max_depth <= 100_000:
@@ -290,6 +299,7 @@ class SearchParams:
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore
         packed[P_LEAF_PLAYOUTS] = self.playouts_per_leaf()
+        packed[P_PICK_REFRESH] = self.pick_refresh
         return packed
 
     def playouts_per_leaf(self) -> int:

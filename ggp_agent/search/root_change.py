@@ -23,6 +23,7 @@ from .arena import C_NODES, Arena
 from .collect import clear_tree, collect_garbage
 from .params import RULES, SearchParams
 from .root import root_choice_codes, root_child
+from .select import forget_picks
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ def node_after(A: Arena, P: np.ndarray, params: SearchParams, runner,
                 mcps.restrict_window(A, P, choice, n)
     elif mcps_rule:
         mcps.clear_window(A)
+    forget_picks(A)
     if child >= 0:
         return child, "joint move"
     return runner.root_node(A, P, state), "state"

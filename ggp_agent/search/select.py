@@ -42,15 +42,23 @@ import math
 import numpy as np
 
 from ..propnet.bits import rand_below
-from .arena import C_CHANCE, C_ROOT, PENDING, PROVEN
+from .arena import C_CHANCE, C_NODES, C_ROOT, PENDING, PROVEN
 from ..propnet.jit import kernel
 from .params import (
     P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_PRIOR_EXPLORE,
-    P_ROOT_EXPLORE, P_ROOT_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
+    P_PICK_REFRESH, P_ROOT_EXPLORE, P_ROOT_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
 )
 from .regret import regret_choose, simultaneous
 
 INFINITY = np.inf
+
+
+@kernel
+def forget_picks(A):
+    """Every node's standing choice goes (`pick_refresh`): the root moved, and
+    the permutation window with it."""
+    for node in range(A.counters[C_NODES]):
+        A.node_pick_until[node] = 0
 
 
 @kernel
@@ -174,10 +182,15 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
         return lo + rand_below(rng, count)
     if P[P_SIM] == SIM_RM and simultaneous(A, node):
         return regret_choose(A, P, node, role, rng)
+    visits = A.node_visits[node]
+    if solver_here and visits < A.node_pick_until[node]:
+        e = A.node_pick[node]
+        child = A.edge_child[e]
+        if child != PENDING and (child < 0 or (A.node_flags[child] & PROVEN) == 0):
+            return e
     rule = int(P[P_RULE])
     amaf_table = A.node_amaf[amaf_ref] if amaf_ref >= 0 else -1
     perm_table = A.node_perm[perm_ref] if perm_ref >= 0 else -1
-    visits = A.node_visits[node]
     log_visits = math.log(visits) if visits > 1 else 0.0
     best_goal = role_best_goal(A, role) if solver_here else 0
     at_root = rule != RULE_UCT and node == A.counters[C_ROOT]
@@ -212,4 +225,9 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
             best = e
     if best < 0:
         return pending if pending >= 0 else fallback
+    if solver_here:
+        stand = int(visits * P[P_PICK_REFRESH])
+        if stand >= 2:
+            A.node_pick[node] = best
+            A.node_pick_until[node] = visits + stand
     return best

@@ -188,6 +188,7 @@ def new_node(A, h, check, words):
         A.node_edges[node, r] = 0
     A.node_amaf[node] = -1
     A.node_perm[node] = -1
+    A.node_pick_until[node] = 0
     tt_insert(A, node)
     return node
 

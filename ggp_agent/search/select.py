@@ -51,6 +51,7 @@ from .params import (
 from .regret import regret_choose, simultaneous
 
 INFINITY = np.inf
+PICK_STAND_MAX = 16
 
 
 @kernel
@@ -183,10 +184,10 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     if P[P_SIM] == SIM_RM and simultaneous(A, node):
         return regret_choose(A, P, node, role, rng)
     visits = A.node_visits[node]
-    if solver_here and visits < A.node_pick_until[node]:
+    if solver_here and A.node_pick_until[node] > 0:
         e = A.node_pick[node]
         child = A.edge_child[e]
-        if child != PENDING and (child < 0 or (A.node_flags[child] & PROVEN) == 0):
+        if A.edge_n[e] < A.node_pick_until[node] and child != PENDING and (child < 0 or (A.node_flags[child] & PROVEN) == 0):
             return e
     rule = int(P[P_RULE])
     amaf_table = A.node_amaf[amaf_ref] if amaf_ref >= 0 else -1
@@ -226,8 +227,8 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     if best < 0:
         return pending if pending >= 0 else fallback
     if solver_here:
-        stand = int(visits * P[P_PICK_REFRESH])
+        stand = min(int(visits * P[P_PICK_REFRESH]), PICK_STAND_MAX)
         if stand >= 2:
             A.node_pick[node] = best
-            A.node_pick_until[node] = visits + stand
+            A.node_pick_until[node] = A.edge_n[best] + stand
     return best

@@ -686,3 +686,37 @@ def test_the_solver_order_is_one_rule_for_one_tree_and_for_the_merge():
     assert ranked[:2] == [(100, 0), (100, 1)]
     assert ranked[-2:] == [(0, 1), (0, 0)]
     assert [goal for goal, _ in ranked] == sorted((goal for goal, _ in results), reverse=True)
+
+
+def _assert_picks_are_own_edges(A) -> int:
+    """Every standing pick is an edge of its own node; returns how many stand."""
+    standing = 0
+    for node in range(int(A.counters[C_NODES])):
+        if A.node_pick_until[node] > 0:
+            pick = int(A.node_pick[node])
+            roles = A.node_edges.shape[1] - 1
+            assert any(A.node_edges[node, r] <= pick < A.node_edges[node, r + 1] for r in range(roles))
+            standing += 1
+    return standing
+
+
+def test_standing_picks_stay_on_their_own_nodes_edges_through_moves_and_collections():
+    """`pick_refresh`: a well-visited node's choice stands for a few passes.
+    It must name one of that node's own edges after the root moves and after
+    a collection slides the edges down, and none stands across a root
+    change (the permutation window changes with it)."""
+    machine = make_state_machine("propnet", load_game(GAMES / "breakthrough_6x6.kif"))
+    state = machine.initial_state()
+    search = _search(machine, 0, state, pick_refresh=0.1)
+    A = search.arena
+    for ply in range(4):
+        search.search(20_000)
+        assert _assert_picks_are_own_edges(A) > 0
+        role = _mover(machine, state)
+        joint = _joint(machine, state, role, machine.legal_moves(state, role)[0])
+        state = machine.next_state(state, joint)
+        search.advance(joint, state)
+        assert _assert_picks_are_own_edges(A) == 0
+        search.search(5_000)
+        search.collect_now(state)
+        _assert_picks_are_own_edges(A)

@@ -22,7 +22,8 @@ Layout (N nodes, E edges, R roles, C move codes, W-playout window):
   `node_flags` (terminal, expanded, proven), `node_goals` (goal values 0..100 of
   a terminal state, or the proven values), `node_edges` (role r's edges are
   `node_edges[n, r] .. node_edges[n, r + 1] - 1`), `node_amaf`/`node_perm` (a
-  table in the pools below, or -1);
+  table in the pools below, or -1), `node_pick`/`node_pick_until` (a
+  standing pick, `select.py`);
 - edges: one per (node, role, legal move): `edge_code`, `edge_n`, `edge_w` (the
   sum of that role's rewards in [0, 1]), `edge_child` (the child state when
   only this role chooses at the node, or -1), `edge_regret` (regret matching's
@@ -105,8 +106,8 @@ class Arena(NamedTuple):
     node_edges: np.ndarray   # int32[N, R + 1]
     node_amaf: np.ndarray    # int32[N]
     node_perm: np.ndarray    # int32[N]
-    node_pick: np.ndarray    # int32[N]: the edge the node's one chooser last chose by a full scan (`select.py`)
-    node_pick_until: np.ndarray  # int64[N]: that choice stands while the node has fewer visits (0: none)
+    node_pick: np.ndarray    # int32[N]: the standing pick of the node's one chooser (`select.py`)
+    node_pick_until: np.ndarray  # int64[N]: it stands while its edge has fewer visits (0: none stands)
     edge_code: np.ndarray    # int32[E]
     edge_n: np.ndarray       # int32[E]
     edge_w: np.ndarray       # float64[E]

@@ -88,6 +88,11 @@ CAPPED_ROOT_EXPLORE = 0.4
 #: docs/experiments.md ("Two playouts per leaf").
 MCPS_LEAF_PLAYOUTS = 2
 
+#: MCPS's standing picks where `pick_refresh` is unset (the baselines scan at
+#: every descent, as published). Measured against none, docs/experiments.md
+#: ("Standing picks").
+MCPS_PICK_REFRESH = 0.1
+
 PLAYOUT_RANDOM = 0
 PLAYOUT_MAST = 1
 #: The playout policy on the lanes (see `SearchParams.playout`, `mast.py`).
@@ -207,11 +212,13 @@ class SearchParams:
       the published baselines. One leaf at a time (`batch=1`, Prolog) plays
       one playout per leaf whatever this says, and so does a young tree
       (`lane_copies.leaf_copies`: none before the root's 4,096th visit).
-    - `pick_refresh`: at a node where one role chooses, a full scan's choice
-      stands until the node's visits grow by this share of them (0: every
-      descent scans, as published; `select.choose_edge`). One more result
-      barely moves a well-visited node's values, so its choice is rarely
-      another before then, and the scan is the descent's cost.
+    - `pick_refresh`: at a node where one role chooses, a scan's choice
+      stands for the next passes, this share of the node's visits and at
+      most `select.PICK_STAND_MAX` (0: every descent scans, as published;
+      `select.py`). One more result barely moves a well-visited node's
+      values, so the scan would mostly choose the same edge again, and the
+      scans are most of a descent's cost. Unset (None): MCPS_PICK_REFRESH
+      for MCPS, 0 for UCT and GRAVE, which stay the published baselines.
     """
 
     rule: str = "mcps"
@@ -240,7 +247,7 @@ class SearchParams:
     amaf_horizon: int = 0
     prior_explore: float = 0.0
     leaf_playouts: Optional[int] = None
-    pick_refresh: float = 0.0
+    pick_refresh: Optional[float] = None
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -264,7 +271,7 @@ class SearchParams:
             raise ValueError(f"unknown playout {self.playout!r}; known: {', '.join(PLAYOUTS)}")
         if not 0.0 <= self.mast_epsilon <= 1.0:
             raise ValueError(f"mast_epsilon {self.mast_epsilon} out of range [0, 1]")
-        if not 0.0 <= self.pick_refresh <= 1.0:
+        if self.pick_refresh is not None and not 0.0 <= self.pick_refresh <= 1.0:
             raise ValueError(f"pick_refresh {self.pick_refresh} out of range [0, 1]")
         if self.leaf_playouts is not None and not 1 <= self.leaf_playouts <= 64:
             raise ValueError(f"leaf_playouts {self.leaf_playouts} out of range 1..64")
@@ -299,7 +306,7 @@ class SearchParams:
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore
         packed[P_LEAF_PLAYOUTS] = self.playouts_per_leaf()
-        packed[P_PICK_REFRESH] = self.pick_refresh
+        packed[P_PICK_REFRESH] = self.standing_picks()
         return packed
 
     def playouts_per_leaf(self) -> int:
@@ -308,6 +315,13 @@ class SearchParams:
         if self.leaf_playouts is not None:
             return self.leaf_playouts
         return MCPS_LEAF_PLAYOUTS if self.rule == "mcps" else 1
+
+    def standing_picks(self) -> float:
+        """`pick_refresh` as the descent uses it: what the options set, else
+        MCPS_PICK_REFRESH for MCPS and 0 for the baselines."""
+        if self.pick_refresh is not None:
+            return self.pick_refresh
+        return MCPS_PICK_REFRESH if self.rule == "mcps" else 0.0
 
     def prior_weighing(self) -> tuple[float, float]:
         """(prior_bias, root_explore) as the search uses them: what the options

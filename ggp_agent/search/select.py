@@ -33,6 +33,16 @@ tried to prove the node (GRAVE and MCPS have no exploration term, so without
 this a proven draw could hold their attention forever). An edge whose child a
 lane of the batched search is computing (`PENDING`) is left alone too while
 another edge remains: the batch's leaves stay apart.
+
+Standing picks (`pick_refresh`, MCPS's default): at a node where one role
+chooses, a scan's choice stands for the next few passes, `pick_refresh` of
+the node's visits and at most PICK_STAND_MAX passes of that edge (counted
+by its visits, the lanes' virtual losses included), unless its child gets
+proven or a lane computes it. One more result barely moves the values of a
+well-visited node, so the scan would mostly choose the same edge again, and
+the scans are most of a descent's cost. A root change forgets every
+standing pick (`forget_picks`), and a collection, which moves the edges,
+those of every node it keeps.
 """
 
 from __future__ import annotations
@@ -51,15 +61,43 @@ from .params import (
 from .regret import regret_choose, simultaneous
 
 INFINITY = np.inf
+#: A standing pick holds for at most this many passes of its edge, the lanes'
+#: virtual losses counted: one batch of lanes must not pile onto one line.
 PICK_STAND_MAX = 16
 
 
 @kernel
 def forget_picks(A):
-    """Every node's standing choice goes (`pick_refresh`): the root moved, and
-    the permutation window with it."""
+    """Every node's standing pick goes: the root moved, and the permutation
+    window with it."""
     for node in range(A.counters[C_NODES]):
         A.node_pick_until[node] = 0
+
+
+@kernel
+def _standing_pick(A, node):
+    """The node's standing pick while it stands, else -1: not past its passes,
+    and its child neither computed by a lane nor proven (the scan's solver
+    rules decide those)."""
+    if A.node_pick_until[node] == 0:
+        return -1
+    e = A.node_pick[node]
+    child = A.edge_child[e]
+    if A.edge_n[e] >= A.node_pick_until[node] or child == PENDING:
+        return -1
+    if child >= 0 and (A.node_flags[child] & PROVEN) != 0:
+        return -1
+    return e
+
+
+@kernel
+def _let_stand(A, P, node, e, visits):
+    """A scan chose `e` at a node with `visits`: it stands for `pick_refresh`
+    of them in passes of its edge, at most PICK_STAND_MAX (fewer than two: none)."""
+    stand = min(int(visits * P[P_PICK_REFRESH]), PICK_STAND_MAX)
+    if stand >= 2:
+        A.node_pick[node] = e
+        A.node_pick_until[node] = A.edge_n[e] + stand
 
 
 @kernel
@@ -184,11 +222,10 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     if P[P_SIM] == SIM_RM and simultaneous(A, node):
         return regret_choose(A, P, node, role, rng)
     visits = A.node_visits[node]
-    if solver_here and A.node_pick_until[node] > 0:
-        e = A.node_pick[node]
-        child = A.edge_child[e]
-        if A.edge_n[e] < A.node_pick_until[node] and child != PENDING and (child < 0 or (A.node_flags[child] & PROVEN) == 0):
-            return e
+    if solver_here:
+        standing = _standing_pick(A, node)
+        if standing >= 0:
+            return standing
     rule = int(P[P_RULE])
     amaf_table = A.node_amaf[amaf_ref] if amaf_ref >= 0 else -1
     perm_table = A.node_perm[perm_ref] if perm_ref >= 0 else -1
@@ -227,8 +264,5 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     if best < 0:
         return pending if pending >= 0 else fallback
     if solver_here:
-        stand = min(int(visits * P[P_PICK_REFRESH]), PICK_STAND_MAX)
-        if stand >= 2:
-            A.node_pick[node] = best
-            A.node_pick_until[node] = A.edge_n[best] + stand
+        _let_stand(A, P, node, best, visits)
     return best

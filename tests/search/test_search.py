@@ -18,12 +18,13 @@ from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search import mcps
 from ggp_agent.search.arena import (
-    C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, PROVEN, Capacity, arena_bytes, new_arena, plan_capacity,
+    C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, PENDING, PROVEN, Capacity, arena_bytes, new_arena, plan_capacity,
 )
 from ggp_agent.search.root import best_edge, root_child
 from ggp_agent.search.solver import _proof_rank, proof_rank
 from ggp_agent.search.tree_search import TreeSearch, make_tree_search
-from ggp_agent.search.params import SearchParams
+from ggp_agent.search.params import MCPS_PICK_REFRESH, P_PICK_REFRESH, SearchParams
+from ggp_agent.search.select import PICK_STAND_MAX, _let_stand, _standing_pick
 from ggp_agent.search.warmup import all_kernels
 
 from ..helpers import GAMES, LEFT_RECURSION, give_edges
@@ -688,35 +689,77 @@ def test_the_solver_order_is_one_rule_for_one_tree_and_for_the_merge():
     assert [goal for goal, _ in ranked] == sorted((goal for goal, _ in results), reverse=True)
 
 
-def _assert_picks_are_own_edges(A) -> int:
-    """Every standing pick is an edge of its own node; returns how many stand."""
-    standing = 0
+def _standing_codes(A) -> dict:
+    """{state hash: the move code of the node's standing pick}, asserting that
+    every standing pick is an edge of its own node."""
+    codes = {}
     for node in range(int(A.counters[C_NODES])):
         if A.node_pick_until[node] > 0:
             pick = int(A.node_pick[node])
             roles = A.node_edges.shape[1] - 1
             assert any(A.node_edges[node, r] <= pick < A.node_edges[node, r + 1] for r in range(roles))
-            standing += 1
-    return standing
+            codes[int(A.node_hash[node])] = int(A.edge_code[pick])
+    return codes
 
 
 def test_standing_picks_stay_on_their_own_nodes_edges_through_moves_and_collections():
-    """`pick_refresh`: a well-visited node's choice stands for a few passes.
-    It must name one of that node's own edges after the root moves and after
-    a collection slides the edges down, and none stands across a root
-    change (the permutation window changes with it)."""
+    """A node's standing pick names one of its own edges, the move it chose,
+    after the root moves and after a collection slides nodes and edges down;
+    none stands across a root change (the permutation window changes with
+    it)."""
     machine = make_state_machine("propnet", load_game(GAMES / "breakthrough_6x6.kif"))
     state = machine.initial_state()
-    search = _search(machine, 0, state, pick_refresh=0.1)
+    search = make_tree_search("mcps", machine, 0, seed=0, memory_cap=256 << 20, options={"pick_refresh": 0.1})
+    search.prepare(state)
     A = search.arena
     for ply in range(4):
         search.search(20_000)
-        assert _assert_picks_are_own_edges(A) > 0
+        assert len(_standing_codes(A)) > 0
         role = _mover(machine, state)
         joint = _joint(machine, state, role, machine.legal_moves(state, role)[0])
         state = machine.next_state(state, joint)
         search.advance(joint, state)
-        assert _assert_picks_are_own_edges(A) == 0
+        assert _standing_codes(A) == {}
         search.search(5_000)
+        before = _standing_codes(A)
+        nodes = int(A.counters[C_NODES])
         search.collect_now(state)
-        _assert_picks_are_own_edges(A)
+        assert int(A.counters[C_NODES]) < nodes
+        after = _standing_codes(A)
+        assert all(before.get(h) == code for h, code in after.items())
+
+
+def test_a_standing_pick_holds_for_its_share_of_visits_and_at_most_sixteen_passes():
+    """The pick stands while its edge's visits (a lane's virtual loss counts
+    as one) stay below what they were plus `pick_refresh` of the node's
+    visits, at most PICK_STAND_MAX: lanes out at once cannot all pile onto
+    it. A proven child or one a lane computes ends it at once."""
+    machine = make_state_machine("propnet", load_game(GAMES / "breakthrough_6x6.kif"))
+    search = _search(machine, 0, machine.initial_state())
+    search.search(3000)
+    A, P = search.arena, search._packed
+    root = int(A.counters[C_ROOT])
+    e = int(A.node_edges[root, 0])
+    for visits, passes in ((50, 5), (100_000, PICK_STAND_MAX), (10, 0)):
+        A.node_pick_until[root] = 0
+        _let_stand(A, P, root, e, visits)
+        stood = 0
+        while _standing_pick(A, root) == e:
+            A.edge_n[e] += 1
+            stood += 1
+        assert stood == passes
+        A.edge_n[e] -= stood
+    _let_stand(A, P, root, e, 100_000)
+    saved = int(A.edge_child[e])
+    A.edge_child[e] = PENDING
+    assert _standing_pick(A, root) == -1
+    A.edge_child[e] = saved
+
+
+def test_mcps_lets_picks_stand_unless_told_and_the_baselines_scan_every_time():
+    assert SearchParams().pack()[P_PICK_REFRESH] == MCPS_PICK_REFRESH > 0
+    for rule in ("uct", "grave"):
+        assert SearchParams(rule=rule).pack()[P_PICK_REFRESH] == 0
+    assert SearchParams().with_options({"pick_refresh": "0"}).pack()[P_PICK_REFRESH] == 0
+    with pytest.raises(ValueError):
+        SearchParams().with_options({"pick_refresh": "2"})

@@ -106,6 +106,7 @@ def collect_garbage(A):
             A.edge_child[d] = remap[child] if child >= 0 else -1
         for r in range(roles + 1):
             A.node_edges[node, r] -= shift
+        A.node_pick[node] -= shift
         free = A.node_edges[node, roles]
     A.counters[C_EDGES] = free
     # tables: slide down in table order, owners renumbered
@@ -131,7 +132,8 @@ def collect_garbage(A):
             A.node_edges[d, :] = A.node_edges[node, :]
             A.node_amaf[d] = A.node_amaf[node]
             A.node_perm[d] = A.node_perm[node]
-        A.node_pick_until[d] = 0  # edges move too
+            A.node_pick[d] = A.node_pick[node]
+            A.node_pick_until[d] = A.node_pick_until[node]
         A.node_flags[d] &= ~MARKED
         if (A.node_flags[d] & PROVEN) != 0:
             proven += 1

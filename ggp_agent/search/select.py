@@ -41,8 +41,8 @@ by its visits, the lanes' virtual losses included), unless its child gets
 proven or a lane computes it. One more result barely moves the values of a
 well-visited node, so the scan would mostly choose the same edge again, and
 the scans are most of a descent's cost. A root change forgets every
-standing pick (`forget_picks`), and a collection, which moves the edges,
-those of every node it keeps.
+standing pick (`forget_picks`); a collection moves each with its node's
+edges.
 """
 
 from __future__ import annotations

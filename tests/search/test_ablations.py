@@ -198,9 +198,10 @@ def test_auto_codes_over_prolog_are_move_codes():
 
 
 def _grown_root(machine, seed):
-    """An MCPS tree grown 400 iterations from the initial state, no lane out:
-    its arena, settings, root and the first role's root edges lo..hi-1."""
-    search = make_tree_search("mcps", machine, 0, seed=seed, memory_cap=32 << 20)
+    """An MCPS tree grown 400 iterations from the initial state, no lane out
+    and no pick standing (the choices compared are the scan's): its arena,
+    settings, root and the first role's root edges lo..hi-1."""
+    search = make_tree_search("mcps", machine, 0, seed=seed, memory_cap=32 << 20, options={"pick_refresh": 0})
     search.prepare(machine.initial_state())
     search.search(400)
     search._runner.forget_inflight(search.arena)

@@ -220,7 +220,7 @@ def _kept_legal_codes(A, node) -> list[int]:
 
 #: Per-node fields a collection renumbers (edge offsets, table indexes); every
 #: other `node_*` field must move with its node unchanged.
-RENUMBERED = {"node_edges", "node_amaf", "node_perm"}
+RENUMBERED = {"node_edges", "node_amaf", "node_perm", "node_pick"}
 
 
 def test_a_collection_moves_every_node_field_with_its_node(nogo):

@@ -749,10 +749,15 @@ def test_a_standing_pick_holds_for_its_share_of_visits_and_at_most_sixteen_passe
         assert stood == passes
         A.edge_n[e] -= stood
     _let_stand(A, P, root, e, 100_000)
-    saved = int(A.edge_child[e])
+    child = int(A.edge_child[e])
+    assert child >= 0 and _standing_pick(A, root) == e
+    flags = int(A.node_flags[child])
+    A.node_flags[child] = flags | PROVEN
+    assert _standing_pick(A, root) == -1
+    A.node_flags[child] = flags
     A.edge_child[e] = PENDING
     assert _standing_pick(A, root) == -1
-    A.edge_child[e] = saved
+    A.edge_child[e] = child
 
 
 def test_mcps_lets_picks_stand_unless_told_and_the_baselines_scan_every_time():

@@ -200,10 +200,20 @@ def root_figures(A: Arena, role: int, rho: int, move_of: Callable[[int], object]
     return figures
 
 
+def kept_share(old_root_visits: int, new_root_visits: int) -> Optional[float]:
+    """The share of the old root's visits the new root holds after a root
+    change (None when the old root had none): near 1 after a move the tree
+    expected, near 0 after one it barely looked at."""
+    if old_root_visits <= 0:
+        return None
+    return round(min(new_root_visits / old_root_visits, 1.0), 4)
+
+
 #: The figures of one answer in the move's log line: (label, stats key or keys).
 _SUMMARY = (("visits", ("move_visits",)), ("value", ("move_value",)), ("iterations", ("iterations",)),
             ("per_s", ("iterations_per_s",)), ("nodes", ("nodes",)), ("depth", ("max_depth",)),
             ("leaf_depth", ("mean_leaf_depth",)), ("playout", ("mean_playout",)), ("proven", ("root_proven",)),
+            ("kept", ("tree_kept",)),
             ("amaf", ("move_amaf_q", "move_amaf_n")), ("perm", ("move_perm_q", "move_perm_n")),
             ("reply", ("reply_q", "reply_n")),
             ("disagree", ("amaf_disagreement", "reply_amaf_disagreement", "reply_perm_disagreement")))

@@ -40,7 +40,7 @@ from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from . import tree
 from .arena import C_INTERRUPT, C_ROOT, EXPANDED, Arena, arena_bytes, half_full, new_arena, plan_capacity
-from .figures import answer_summary, arena_figures, root_figures
+from .figures import answer_summary, arena_figures, kept_share, root_figures
 from .interface import Search
 from .params import EFFECT_CODINGS, P_SOLVER, SearchParams, tree_params
 from .start_choices import decide_auto_settings
@@ -106,6 +106,10 @@ class TreeSearch(Search):
         self._think_seconds = 0.0
         self._total_iterations = 0
         self._collections = 0
+        #: the share of the old root's visits the new root held at the last
+        #: root change: how much of the search the match's move left standing
+        #: (low after the opponent's move: the tree did not expect the reply)
+        self._tree_kept: Optional[float] = None
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
@@ -204,6 +208,7 @@ class TreeSearch(Search):
             else:
                 our = 0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role))
             P = self._packed
+            old_visits = int(A.node_visits[int(A.counters[C_ROOT])])
             child, found_by = node_after(A, P, self.params, runner, joint_move, state)
             if child >= 0:
                 tree.set_root(A, P, child)
@@ -216,6 +221,7 @@ class TreeSearch(Search):
                           found_by, child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves),
                           offered[:1])
                 self._collect(-1, state)
+            self._tree_kept = kept_share(old_visits, int(A.node_visits[int(A.counters[C_ROOT])]))
             if half_full(A):
                 # Collected by the worker, not here: the player is waiting for
                 # this call, and a collection of a big arena takes a while.
@@ -470,6 +476,7 @@ class TreeSearch(Search):
             **arena_figures(A),
             "total_iterations": self._total_iterations,
             "collections": self._collections,
+            "tree_kept": self._tree_kept,
             "lane_collisions": sum(each.collisions() for each in self._runners()),
             "errors": self._errors,
         }

@@ -20,6 +20,7 @@ from ggp_agent.search import mcps
 from ggp_agent.search.arena import (
     C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, PENDING, PROVEN, Capacity, arena_bytes, new_arena, plan_capacity,
 )
+from ggp_agent.search.figures import answer_summary
 from ggp_agent.search.root import best_edge, root_child
 from ggp_agent.search.solver import _proof_rank, proof_rank
 from ggp_agent.search.tree_search import TreeSearch, make_tree_search
@@ -205,10 +206,18 @@ def test_tree_reuse_keeps_the_subtree(tictactoe):
     root = int(A.counters[C_ROOT])
     child_edges = [e for e in range(A.node_edges[root, 0], A.node_edges[root, 1]) if A.edge_code[e] == machine.move_codes.get(0, move)]
     visits = int(A.edge_n[child_edges[0]])
+    root_visits = int(A.node_visits[root])
+    assert search.stats()["tree_kept"] is None  # no root change yet
     state = machine.next_state(state, joint)
     search.advance(joint, state)
-    assert int(A.node_visits[A.counters[C_ROOT]]) >= visits - 1 > 0
-    assert search.stats()["iterations"] == 0
+    kept = int(A.node_visits[A.counters[C_ROOT]])
+    assert kept >= visits - 1 > 0
+    stats = search.stats()
+    assert stats["iterations"] == 0
+    # the share of the search the move left standing, in the stats and the move's log line
+    assert stats["tree_kept"] == pytest.approx(kept / root_visits, abs=1e-4)
+    assert 0 < stats["tree_kept"] < 1
+    assert f"kept={stats['tree_kept']}" in answer_summary(stats)
 
 
 def test_window_freeze_matches_a_direct_count():

@@ -93,6 +93,15 @@ MCPS_LEAF_PLAYOUTS = 2
 #: ("Standing picks").
 MCPS_PICK_REFRESH = 0.1
 
+#: The settings whose unset value (None) depends on the rule: (MCPS's value,
+#: the baselines' value). MCPS's tree work per iteration is the heaviest of the
+#: three rules, so it takes the measured savings; UCT and GRAVE stay the
+#: published baselines (one playout per leaf, a scan at every descent).
+RULE_DEFAULTS: dict[str, tuple[float, float]] = {
+    "leaf_playouts": (MCPS_LEAF_PLAYOUTS, 1),
+    "pick_refresh": (MCPS_PICK_REFRESH, 0.0),
+}
+
 PLAYOUT_RANDOM = 0
 PLAYOUT_MAST = 1
 #: The playout policy on the lanes (see `SearchParams.playout`, `mast.py`).
@@ -305,23 +314,18 @@ class SearchParams:
         packed[P_AMAF_HORIZON] = self.amaf_horizon
         packed[P_ROOT_PRIOR_BIAS] = self.root_prior_bias
         packed[P_PRIOR_EXPLORE] = self.prior_explore
-        packed[P_LEAF_PLAYOUTS] = self.playouts_per_leaf()
-        packed[P_PICK_REFRESH] = self.standing_picks()
+        packed[P_LEAF_PLAYOUTS] = self.by_rule("leaf_playouts")
+        packed[P_PICK_REFRESH] = self.by_rule("pick_refresh")
         return packed
 
-    def playouts_per_leaf(self) -> int:
-        """`leaf_playouts` as the lanes use it: what the options set, else
-        MCPS_LEAF_PLAYOUTS for MCPS and 1 for the baselines."""
-        if self.leaf_playouts is not None:
-            return self.leaf_playouts
-        return MCPS_LEAF_PLAYOUTS if self.rule == "mcps" else 1
-
-    def standing_picks(self) -> float:
-        """`pick_refresh` as the descent uses it: what the options set, else
-        MCPS_PICK_REFRESH for MCPS and 0 for the baselines."""
-        if self.pick_refresh is not None:
-            return self.pick_refresh
-        return MCPS_PICK_REFRESH if self.rule == "mcps" else 0.0
+    def by_rule(self, name: str) -> float:
+        """A `RULE_DEFAULTS` setting as the search uses it: what the options
+        set, else the rule's own default."""
+        value = getattr(self, name)
+        if value is not None:
+            return value
+        mcps, baseline = RULE_DEFAULTS[name]
+        return mcps if self.rule == "mcps" else baseline
 
     def prior_weighing(self) -> tuple[float, float]:
         """(prior_bias, root_explore) as the search uses them: what the options

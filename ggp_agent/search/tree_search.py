@@ -11,20 +11,20 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
   going on the tree it has, and after a root change, once the arena is more
   than half full, the worker collects what the new root no longer reaches
   (before its next batch: the root change itself stays quick);
-- tree reuse (`root_change.py`): the root moves to the child of the
-  reported joint move when the tree holds it (else to the state's node,
-  found by its hash, or a new one), and MCPS keeps only the window playouts
-  that contain the moves played;
+- tree reuse (`root_change.py`): the root moves to the child of the reported
+  joint move when the tree holds it (else to the state's node, found by its
+  hash, or a new one; `tree_kept` in the stats says how much of the search
+  that kept), and MCPS keeps only the window playouts with the moves played;
 - pondering (`ponder`, the default): the worker thinks whenever the game is
   on; off, only from a root change where our role has a choice until the
   player asks for the move (fair experiments);
 - `best_move` never waits on the worker (the tree between batches, else the
-  move published after the last batch);
-- `answer_ready` reads a flag the worker sets after each batch (and a root
-  change sets): the root is done (terminal, proven), our role has at most one
-  move, or every move but one is a proven loss (`root.move_decided`);
-- `stop` interrupts the batch in progress (and, over a shared engine, the
-  iteration at its next engine call), so a shutdown waits one batch at most.
+  move published after the last batch); `answer_ready` reads a flag the worker
+  sets after each batch (and a root change sets): the root is done (terminal,
+  proven), our role has at most one move, or every move but one is a proven
+  loss (`root.move_decided`);
+- `stop` interrupts the batch in progress (over a shared engine, the iteration
+  at its next engine call), so a shutdown waits one batch at most.
 """
 
 from __future__ import annotations
@@ -106,10 +106,7 @@ class TreeSearch(Search):
         self._think_seconds = 0.0
         self._total_iterations = 0
         self._collections = 0
-        #: the share of the old root's visits the new root held at the last
-        #: root change: how much of the search the match's move left standing
-        #: (low after the opponent's move: the tree did not expect the reply)
-        self._tree_kept: Optional[float] = None
+        self._tree_kept: Optional[float] = None  # at the last root change (`figures.kept_share`)
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
@@ -203,10 +200,8 @@ class TreeSearch(Search):
             for each in self._runners():
                 each.forget_inflight(A)  # lanes out belong to the old root
                 each.think_until(None)
-            if legal_moves is not None:
-                our = len(legal_moves)
-            else:
-                our = 0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role))
+            our = len(legal_moves) if legal_moves is not None else (
+                0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role)))
             P = self._packed
             old_visits = int(A.node_visits[int(A.counters[C_ROOT])])
             child, found_by = node_after(A, P, self.params, runner, joint_move, state)
@@ -216,10 +211,9 @@ class TreeSearch(Search):
                 self._collect(child, state)
             offered = None if legal_moves is None else self._offered_at_root()
             if offered is not None and set(offered) != set(legal_moves):
-                log.error("search %s: the root found by its %s (node %d) offers %d moves, %d of them among "
-                          "our %d legal ones (e.g. %s); starting a fresh tree at the new state", self.name,
-                          found_by, child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves),
-                          offered[:1])
+                log.error("search %s: the root found by its %s (node %d) offers %d moves, %d of them among our "
+                          "%d legal ones (e.g. %s); starting a fresh tree at the new state", self.name, found_by,
+                          child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves), offered[:1])
                 self._collect(-1, state)
             self._tree_kept = kept_share(old_visits, int(A.node_visits[int(A.counters[C_ROOT])]))
             if half_full(A):

@@ -203,7 +203,9 @@ def root_figures(A: Arena, role: int, rho: int, move_of: Callable[[int], object]
 def kept_share(old_root_visits: int, new_root_visits: int) -> Optional[float]:
     """The share of the old root's visits the new root holds after a root
     change (None when the old root had none): near 1 after a move the tree
-    expected, near 0 after one it barely looked at."""
+    expected, near 0 after one it barely looked at. At most 1: a root found
+    by its state's hash (a transposition) may hold more visits than the old
+    root, and the figure says how much of that search survived, not more."""
     if old_root_visits <= 0:
         return None
     return round(min(new_root_visits / old_root_visits, 1.0), 4)

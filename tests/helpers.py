@@ -293,6 +293,30 @@ REACH = """
 (<= (goal r 0) (not connected))
 """
 
+#: four stones in groups named by a leader, each its own at first; a move
+#: merges one group into another, relabelling every member (AtariGo's
+#: bookkeeping in miniature): `next (group ?x ?g2)` joins a fluent with
+#: `switch`, a gate after the moves.
+JOIN = """
+(role p)
+(stone 1) (stone 2) (stone 3) (stone 4)
+(init (group 1 1)) (init (group 2 2)) (init (group 3 3)) (init (group 4 4))
+(init (step 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(<= (leader ?g) (true (group ?g ?g)))
+(<= (legal p (merge ?a ?b)) (leader ?a) (leader ?b) (distinct ?a ?b))
+(<= (legal p wait) (true (step ?n)))
+(<= (switch ?g1 ?g2) (does p (merge ?g1 ?g2)) (true (group ?g2 ?g2)))
+(<= (affected ?g) (switch ?g ?h))
+(<= (next (group ?x ?g2)) (true (group ?x ?g1)) (switch ?g1 ?g2))
+(<= (next (group ?x ?g)) (true (group ?x ?g)) (not (affected ?g)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= terminal (true (step 4)))
+(<= (goal p 100) (true (group 1 4)) (true (group 2 4)))
+(<= (goal p 0) (not (true (group 1 4))))
+(<= (goal p 0) (not (true (group 2 4))))
+"""
+
 
 # -- read-only folders, as `docker run --read-only` makes them ----------------------------
 

@@ -111,6 +111,13 @@ class Net(NamedTuple):
     post_sparse: int = 0
     trig_ptr: np.ndarray = np.zeros(1, dtype=np.int32)
     trig_node: np.ndarray = np.zeros(0, dtype=np.int32)
+    #: ... and the ANDs each node fires: triggered by it, with every other
+    #: input before the moves (CSR over nodes, int32), and those other inputs
+    #: per fire edge (CSR over edges, int32 literals)
+    fire_ptr: np.ndarray = np.zeros(1, dtype=np.int32)
+    fire_node: np.ndarray = np.zeros(0, dtype=np.int32)
+    fire_in_ptr: np.ndarray = np.zeros(1, dtype=np.int32)
+    fire_in_lit: np.ndarray = np.zeros(0, dtype=np.int32)
     #: the ORs each node is a plain input of, when they have only plain inputs
     #: (CSR over nodes, int32), and a bitmap of those ORs (uint64)
     push_ptr: np.ndarray = np.zeros(1, dtype=np.int32)
@@ -186,10 +193,12 @@ class Lanes(NamedTuple):
     tally: np.ndarray
     #: the sparse pass after the moves (`lane_gates.post_move_sparse`): a
     #: bitmap of candidate gates (uint64 per 64 nodes), the gates it made
-    #: non-zero (int32) and their count (registers[0], int64)
+    #: non-zero (int32) and their count (registers[0], int64), and the stack
+    #: of non-zero gates whose fired ANDs wait (int32)
     candidates: np.ndarray
     nonzero: np.ndarray
     registers: np.ndarray
+    fired: np.ndarray
     #: a cyclic component's evaluation (`component_kernels.lane_component`):
     #: the AND of each member's outside inputs (uint64[n_nodes, 4], one row
     #: when the network has no cycle), a queue and its flags per node
@@ -204,7 +213,7 @@ def n_words(n_fluents: int) -> int:
 
 def pack(network: Network, seed: int = 0x5EED) -> Net:
     """The network's arrays in the kernels' layout (with the dense pass after
-    the moves: `planned` adds the sparse pass's plan)."""
+    the moves: `sparse_plan.planned` adds the sparse pass's plan)."""
     n = network.n_nodes
     kind = np.ascontiguousarray(network.kind, dtype=np.uint8)
     in_ptr = np.ascontiguousarray(network.in_ptr, dtype=np.int32)
@@ -279,13 +288,6 @@ def pack(network: Network, seed: int = 0x5EED) -> Net:
         zobrist=zobrist,
         masks=np.array([0, np.iinfo(np.uint64).max], dtype=np.uint64),
     )
-
-
-def planned(net: Net, seed: int = 0x5EED) -> Net:
-    """`net` with the lanes' pass after the moves planned (`sparse_plan.plan_sparse`)."""
-    from .sparse_plan import plan_sparse
-
-    return net._replace(**plan_sparse(net, new_lanes(net), new_rng(seed)))
 
 
 def _csr(owner: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -411,6 +413,7 @@ def new_lanes(net: Net) -> Lanes:
         candidates=np.zeros((net.n_nodes + 63) // 64 if net.post_sparse else 1, dtype=np.uint64),
         nonzero=np.zeros(net.n_nodes if net.post_sparse else 1, dtype=np.int32),
         registers=np.zeros(1, dtype=np.int64),
+        fired=np.zeros(net.n_nodes if net.post_sparse else 1, dtype=np.int32),
     )
 
 

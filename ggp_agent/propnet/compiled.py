@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 from ..gdl.validate import ValidatedGame
 from ..reasoner.statemachine import ReasonerError
-from .arrays import Net, pack, planned
+from .arrays import Net
 from .grounder import ground
 from .network import Network, build_network
 from .rules import prepare_rules
+from .sparse_plan import planned
 
 #: Compiled games kept per process, the least recently used dropped first.
 KEPT_GAMES = 4
@@ -51,7 +52,7 @@ def build_compiled(game: ValidatedGame, time_limit: float, **bounds) -> Compiled
     started = time.perf_counter()
     grounding = ground(game, prepare_rules(game), time_limit=time_limit, **bounds)
     network = build_network(grounding, deadline=started + time_limit)
-    net = planned(pack(network))
+    network, net = planned(network)
     stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode,
                  build_s=round(time.perf_counter() - started, 3))
     return CompiledGame(network, net, stats, tuple(grounding.notes))

@@ -50,6 +50,14 @@ def kernel(function):
     return njit(cache=True, nogil=True, _nrt=False)(function)
 
 
+def inline_kernel(function):
+    """`kernel`, inlined into its callers by numba itself, before LLVM: a
+    helper that takes the `Net` record and that LLVM would leave a call
+    (because it holds loops) would copy the record's sixty-odd arrays at
+    every call."""
+    return njit(cache=True, nogil=True, _nrt=False, inline="always")(function)
+
+
 def allocating_kernel(function):
     """`njit(cache=True, nogil=True)` with reference counting (see above)."""
     return njit(cache=True, nogil=True)(function)

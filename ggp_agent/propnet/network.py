@@ -30,6 +30,7 @@ arrays that `arrays.py` packs for the playout kernels.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -100,6 +101,34 @@ class Network:
 
     def base_node(self, fluent: int) -> int:
         return 1 + fluent
+
+    def renumbered(self, number: np.ndarray) -> "Network":
+        """This network with node n renamed number[n] (a permutation that
+        keeps the order topological and every cyclic component contiguous,
+        e.g. `order_kernels.gathered_order`); components are numbered again
+        in order of position."""
+        number = np.asarray(number, dtype=np.int64)
+        order = np.argsort(number)  # new -> old
+        sizes = np.diff(self.in_ptr)[order]
+        in_ptr = np.zeros(self.n_nodes + 1, dtype=self.in_ptr.dtype)
+        np.cumsum(sizes, out=in_ptr[1:])
+        starts = np.repeat(self.in_ptr[order], sizes)
+        offset = np.arange(len(self.in_lit)) - np.repeat(in_ptr[:-1], sizes)
+        old_lits = self.in_lit[starts + offset]
+        scc = self.scc[order]
+        ids, first = np.unique(scc[scc >= 0], return_index=True)
+        new_id = np.argsort(np.argsort(first))  # ranks by first position
+        if len(ids):
+            scc = np.where(scc >= 0, new_id[np.searchsorted(ids, np.maximum(scc, 0))], -1).astype(self.scc.dtype)
+
+        def lits(values) -> np.ndarray:
+            values = np.asarray(values, dtype=np.int64)
+            return (number[values >> 1] << 1) | (values & 1)
+
+        return dataclasses.replace(
+            self, kind=self.kind[order], in_ptr=in_ptr, in_lit=lits(old_lits).astype(self.in_lit.dtype), scc=scc,
+            next_lit=lits(self.next_lit), legal_lit=lits(self.legal_lit), goal_lit=lits(self.goal_lit),
+            terminal_lit=int(lits([self.terminal_lit])[0]))
 
 
 class _Deadline:

@@ -195,3 +195,64 @@ def renumber(order, first_gate, kind, lo_of, hi_of, lits, scc, post):
         in_ptr[node + 1] = 0
     # leaves have no inputs: in_ptr[0..first_gate] stay 0, gates continue from there
     return out_kind, in_ptr, in_lit, out_scc, split, number
+
+
+@allocating_kernel
+def gathered_order(split, in_ptr, in_lit, scc, source):
+    """New numbers (old node -> new node) that put side by side the gates
+    after the moves that one node fires or marks (`source[g]`, or -1): the
+    nodes before `split` keep theirs; the gates after it go level by level
+    (a gate's level is one more than its highest input's after the moves, so
+    the order stays topological), within a level by the new number of their
+    source, or of their first-numbered input when they have none; a cyclic
+    component moves whole, its members in their order.
+    """
+    n = len(scc)
+    unit = np.arange(n)
+    for g in range(split + 1, n):
+        if scc[g] >= 0 and scc[g - 1] == scc[g]:
+            unit[g] = unit[g - 1]
+    level = np.zeros(n, dtype=np.int64)
+    for g in range(split, n):
+        u = unit[g]
+        for e in range(in_ptr[g], in_ptr[g + 1]):
+            c = in_lit[e] >> 1
+            if c >= split and unit[c] != u and level[unit[c]] + 1 > level[u]:
+                level[u] = level[unit[c]] + 1
+    heads = np.zeros(n, dtype=np.int64)
+    count = 0
+    for g in range(split, n):
+        if unit[g] == g:
+            heads[count] = g
+            count += 1
+    heads = heads[:count]
+    by_level = heads[np.argsort(level[heads], kind="mergesort")]
+    number = np.arange(n)
+    key = np.zeros(count, dtype=np.int64)
+    at = split
+    lo = 0
+    while lo < count:
+        hi = lo
+        while hi < count and level[by_level[hi]] == level[by_level[lo]]:
+            g = by_level[hi]
+            best = n
+            h = g
+            while h < n and unit[h] == g:
+                if source[h] >= 0:
+                    best = min(best, number[source[h]])
+                else:
+                    for e in range(in_ptr[h], in_ptr[h + 1]):
+                        c = in_lit[e] >> 1
+                        if c < split or unit[c] != g:
+                            best = min(best, number[c])
+                h += 1
+            key[hi] = best
+            hi += 1
+        for u in by_level[lo:hi][np.argsort(key[lo:hi], kind="mergesort")]:
+            h = u
+            while h < n and unit[h] == u:
+                number[h] = at
+                at += 1
+                h += 1
+        lo = hi
+    return number

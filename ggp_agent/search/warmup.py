@@ -30,7 +30,9 @@ from ..propnet import (
     bench, bits, component_groups, component_kernels, graph_kernels, lane_gates, lane_kernels, order_kernels,
     sparse_plan, state_kernels,
 )
+from ..propnet.compiled import COMPILED
 from ..propnet.jit import dispatchers
+from ..propnet.sparse_plan import planned
 from ..propnet.numba_cache import counting_compilations
 from ..reasoner.statemachine import StateMachine
 from . import codes_choice, collect, kernels, lane_search, mcps, regret, root, select, solver, table, tree
@@ -151,6 +153,16 @@ def _exercise_engine(engine: str, game: ValidatedGame) -> None:
             _exercise_search(rule, machine)
         for parallel in PARALLEL:
             _exercise_threads(parallel, machine)
+    if engine == "propnet":
+        _exercise_sparse_plan(game)
+
+
+def _exercise_sparse_plan(game: ValidatedGame) -> None:
+    """The sparse pass's plan, forced on the tiny game (too small to get one
+    by itself): its kernels run only for big networks, which a START must
+    not wait to compile."""
+    compiled, _ = COMPILED.get(game, 30.0)
+    planned(compiled.network, min_gates=0, share=1.0)
 
 
 def _exercise_threads(parallel: str, machine: StateMachine) -> None:

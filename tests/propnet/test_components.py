@@ -8,9 +8,9 @@ from ggp_agent.gdl import load_game
 from ggp_agent.propnet import lane_gates, lane_kernels, state_kernels
 from ggp_agent.propnet.arrays import new_lanes, new_rng, new_work
 from ggp_agent.propnet.machine import PropnetStateMachine
-from ggp_agent.propnet.sparse_plan import plan_sparse
+from ggp_agent.propnet.sparse_plan import FIRED, MARKED, MARKED_COST, gate_roles, planned, sampled_density
 
-from ..helpers import GAMES, REACH
+from ..helpers import GAMES, JOIN, REACH
 
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("compiled_kernels")
 def machines():
     return {name: PropnetStateMachine(load_game(path)) for name, path in
             [("nogo", GAMES / "nogo_5x5.kif"), ("hex", GAMES / "hex_5x5.kif"), ("reach", REACH),
-             ("breakthrough", GAMES / "breakthrough_6x6.kif")]}
+             ("breakthrough", GAMES / "breakthrough_6x6.kif"), ("join", JOIN)]}
 
 
 def random_states(machine, n, seed, depth=20):
@@ -67,13 +67,18 @@ def test_lane_components_agree_with_change_propagation(game, machines):
         assert (bits[net.first_gate:] == work.value[net.first_gate: net.split]).all(), lane
 
 
-def test_sparse_pass_plays_the_same_playouts_as_the_dense_pass(machines):
-    """The sparse pass after the moves (forced on a small network) gives the lanes
-    the same next states: the same random numbers make the same playouts."""
-    machine = machines["breakthrough"]
+@pytest.mark.parametrize("game", ["breakthrough", "nogo", "hex", "reach", "join"])
+def test_sparse_pass_plays_the_same_playouts_as_the_dense_pass(game, machines):
+    """The sparse pass after the moves (forced on a small network, which it
+    renumbers so that the gates a node fires or marks sit together) gives the
+    lanes the same next states: the same random numbers make the same
+    playouts."""
+    machine = machines[game]
     dense = machine.net
-    sparse = dense._replace(**plan_sparse(dense, new_lanes(dense), new_rng(3), min_gates=0, share=1.0))
+    network, sparse = planned(machine.network, min_gates=0, share=1.0)
     assert sparse.post_sparse == 1 and dense.post_sparse == 0
+    assert network.n_nodes == machine.network.n_nodes and network.fluents == machine.network.fluents
+    assert len(sparse.fire_node) + len(sparse.trig_node) > 0
     n, steps = 300, 200
     starts = np.array(random_states(machine, n, seed=5), dtype=np.uint64)
     results = []
@@ -85,3 +90,30 @@ def test_sparse_pass_plays_the_same_playouts_as_the_dense_pass(machines):
         results.append((codes, lengths, goals))
     assert (results[0][1] == results[1][1]).all()
     assert (results[0][0] == results[1][0]).all() and (results[0][2] == results[1][2]).all()
+
+
+def test_the_sparse_plan_fires_joins_from_the_gate_after_the_moves(machines):
+    """An AND whose inputs all come before the moves is fired; an AND of such
+    inputs and one gate after the moves (AtariGo's relabelling join, here
+    JOIN's `next (group ?x ?g2)`) is fired from that gate when the gate is
+    seen no more often than the rest, even where a fluent is less dense."""
+    joins = early = 0
+    for machine in machines.values():
+        net = machine.net
+        density, seen = sampled_density(net, 3)
+        role = np.zeros(net.n_nodes, dtype=np.int64)
+        trigger = np.full(net.n_nodes, -1, dtype=np.int64)
+        gate_roles(net.split, net.kind, net.scc, net.scc_lo, net.in_ptr, net.in_lit, density, seen, MARKED_COST,
+                   role, trigger)
+        for g in range(net.split, net.n_nodes):
+            lits = net.in_lit[net.in_ptr[g]: net.in_ptr[g + 1]]
+            nodes, late = lits >> 1, lits[(lits >> 1) >= net.split]
+            if net.kind[g] != 1 or net.scc[g] >= 0 or (lits & 1).all():
+                continue
+            if len(late) == 0:
+                assert role[g] == FIRED and trigger[g] in nodes
+                early += 1
+            elif len(late) == 1 and late[0] & 1 == 0 and seen[late[0] >> 1] <= seen[nodes].min():
+                assert (role[g], trigger[g]) == (FIRED, late[0] >> 1)
+                joins += 1
+    assert joins > 0 and early > 0

@@ -52,9 +52,10 @@ def kernel(function):
 
 def inline_kernel(function):
     """`kernel`, inlined into its callers by numba itself, before LLVM: a
-    helper that takes the `Net` record and that LLVM would leave a call
-    (because it holds loops) would copy the record's sixty-odd arrays at
-    every call."""
+    helper that takes the `Net` record and that LLVM leaves a call (it holds
+    loops) copies the record's sixty-odd arrays at every call. The sparse
+    pass's `_mark` as a plain `kernel` took AtariGo's pass from 358 to 581 µs
+    a step."""
     return njit(cache=True, nogil=True, _nrt=False, inline="always")(function)
 
 

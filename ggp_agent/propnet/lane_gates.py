@@ -12,8 +12,8 @@ a dense pass reads some 14 MB a step to find a few hundred true gates. The
 sparse pass evaluates a gate only when it can be true in some lane:
 
 - an AND with a plain input whose four words are zero is zero: each AND after
-  the moves has a trigger, its plain input least often true when the network
-  was sampled (`sparse_plan.plan_sparse`), and is evaluated only when its
+  the moves has a trigger, a plain input seldom true when the network was
+  sampled (`sparse_plan.gate_roles`), and is evaluated only when its
   trigger is non-zero. When its other inputs all come before the moves (known
   when the pass starts) it is evaluated right there, where the trigger turns
   out non-zero ("fired"); otherwise it is marked a candidate and evaluated
@@ -28,12 +28,16 @@ non-zero gate marks the gates it triggers, which come later); a gate that was
 non-zero is listed and cleared at the next step, so every gate not evaluated
 is zero.
 
-Why fire rather than mark: a join such as AtariGo's "a stone moves to the
-group its neighbour joins" is an AND of a fluent and a rare gate, 49 of them
-per rare gate, of which a few are non-zero. Marked, each cost a bit set, a bit
-found, and the generic gate's lookups (component, pushed, kind): about 25 ns,
-two and a half dense gates. Fired, the AND is read where its trigger's words
-are already in registers.
+Why fire rather than mark: the corpus' AtariGo relabels a group's stones
+through ANDs of a fluent and a gate after the moves (49 per gate, a few of
+them non-zero). Marked, each cost a bit set, a bit found and the generic
+gate's lookups (component, pushed, kind, inputs) besides its inputs; fired,
+it is read where its trigger's words are at hand, its other inputs from a
+list kept per fire edge (`Net.fire_in_*`), in sequence. With the network
+renumbered so that what one node fires or marks sits together
+(`sparse_plan.planned`), the pass reads its gates, their inputs and their
+targets in sequence: AtariGo's lane playouts went from about 19,000 to
+34,000 a second.
 """
 
 from __future__ import annotations

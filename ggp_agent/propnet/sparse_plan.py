@@ -42,8 +42,9 @@ MARKED_COST = 8
 #: non-zero: enough that lanes which ended have started again, so that the
 #: densities are those of whole playouts, as the pass meets them, and not of
 #: openings only. 64 against 24 (lanes, corpus games): kalaha_2009 +30%,
-#: checkers +38%, atariGo_7x7 +10%, pancakes88 level, hex -7%; builds
-#: 0.1-0.4 s longer.
+#: checkers +38%, atariGo_7x7 +10%, pancakes88 and hex level (once
+#: `SPARSE_SHARE` was raised: hex had fallen back to the dense pass, 7%
+#: slower); builds 0.1-0.4 s longer.
 SAMPLE_STEPS = 64
 
 

@@ -109,12 +109,9 @@ class Network:
         in order of position."""
         number = np.asarray(number, dtype=np.int64)
         order = np.argsort(number)  # new -> old
-        sizes = np.diff(self.in_ptr)[order]
         in_ptr = np.zeros(self.n_nodes + 1, dtype=self.in_ptr.dtype)
-        np.cumsum(sizes, out=in_ptr[1:])
-        starts = np.repeat(self.in_ptr[order], sizes)
-        offset = np.arange(len(self.in_lit)) - np.repeat(in_ptr[:-1], sizes)
-        old_lits = self.in_lit[starts + offset]
+        np.cumsum(np.diff(self.in_ptr)[order], out=in_ptr[1:])
+        _, old_lits = csr_rows(self.in_ptr, self.in_lit, order)
         scc = self.scc[order]
         ids, first = np.unique(scc[scc >= 0], return_index=True)
         new_id = np.argsort(np.argsort(first))  # ranks by first position
@@ -129,6 +126,16 @@ class Network:
             self, kind=self.kind[order], in_ptr=in_ptr, in_lit=lits(old_lits).astype(self.in_lit.dtype), scc=scc,
             next_lit=lits(self.next_lit), legal_lit=lits(self.legal_lit), goal_lit=lits(self.goal_lit),
             terminal_lit=int(lits([self.terminal_lit])[0]))
+
+
+def csr_rows(ptr: np.ndarray, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR rows `rows` of (`ptr`, `values`) one after the other: for each
+    value gathered, the index in `rows` of its row, and the values."""
+    starts = ptr[rows].astype(np.int64)
+    sizes = ptr[rows + 1].astype(np.int64) - starts
+    owner = np.repeat(np.arange(len(rows)), sizes)
+    offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return owner, values[np.repeat(starts, sizes) + offset]
 
 
 class _Deadline:

@@ -18,7 +18,7 @@ from .bits import ONE, ZERO
 from .jit import kernel
 from .lane_gates import WORDS, lane_forward
 from .lane_kernels import choose_moves, clear_inputs, load_lane
-from .network import Network
+from .network import Network, csr_rows
 from .order_kernels import gathered_order
 
 #: The sparse pass is kept when the gates it expects to evaluate in a step are
@@ -192,22 +192,13 @@ def planned(network: Network, seed: int = 0x5EED, min_gates: int = SPARSE_MIN_GA
     return network, net._replace(**plan_sparse(net, moved_density, moved_seen, min_gates=0, share=1.0))
 
 
-def _input_lits(net, gates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The input literals of `gates`, gate after gate (int64), and for each
-    the index of its gate in `gates`."""
-    starts = net.in_ptr[gates].astype(np.int64)
-    sizes = net.in_ptr[gates + 1].astype(np.int64) - starts
-    owner = np.repeat(np.arange(len(gates)), sizes)
-    offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return owner, net.in_lit[np.repeat(starts, sizes) + offset].astype(np.int64)
-
-
 def _fired_inputs(net, fire_ptr: np.ndarray, fire_node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per fire edge (source -> AND), the AND's input literals but the
     source's, in the edge's order (CSR over edges, int32): the pass reads
     them in sequence instead of looking each AND up."""
     source = np.repeat(np.arange(len(fire_ptr) - 1), np.diff(fire_ptr))
-    edge, lits = _input_lits(net, fire_node)
+    edge, lits = csr_rows(net.in_ptr, net.in_lit, fire_node)
+    lits = lits.astype(np.int64)
     keep = lits != 2 * source[edge]
     ptr = np.zeros(len(fire_node) + 1, dtype=np.int32)
     np.cumsum(np.bincount(edge[keep], minlength=len(fire_node)), out=ptr[1:])
@@ -247,7 +238,7 @@ def plan_sparse(net, density: np.ndarray, seen: np.ndarray, min_gates: int = SPA
     marked, fired = role == MARKED, role == FIRED
     trig_ptr, trig_node = _csr(trigger[marked], gates[marked], n)
     fire_ptr, fire_node = _csr(trigger[fired], gates[fired], n)
-    owner, lits = _input_lits(net, pushed)
+    owner, lits = csr_rows(net.in_ptr, net.in_lit, pushed)
     push_ptr, push_node = _csr(lits >> 1, pushed[owner], n)
     fire_in_ptr, fire_in_lit = _fired_inputs(net, fire_ptr, fire_node)
     marks = np.diff(trig_ptr) + np.diff(push_ptr) + np.diff(fire_ptr)

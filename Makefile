@@ -5,6 +5,11 @@ VENV ?= .venv
 PORT ?= 9147
 NAME ?= ggp-agent
 PYTEST_ARGS ?=
+# Extra arguments for `docker build`, e.g. the CA bundle of a proxy that re-signs TLS:
+#   make docker DOCKER_BUILD_ARGS='--secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt'
+DOCKER ?= docker
+DOCKER_BUILD_ARGS ?=
+IMAGE ?= ggp-agent
 
 .PHONY: serve test install install-test docker clean
 
@@ -24,7 +29,7 @@ test: install-test
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 docker:
-	DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile -t ggp-agent .
+	DOCKER_BUILDKIT=1 $(DOCKER) build $(DOCKER_BUILD_ARGS) -f docker/Dockerfile -t $(IMAGE) .
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

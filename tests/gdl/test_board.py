@@ -40,12 +40,65 @@ def test_scrambled_names_and_coordinates_ordered_by_a_chain_of_facts():
 
 
 def test_no_board_where_the_game_orders_no_coordinates():
-    # point names with a colour (hex), and a colour with a count: no coordinates the game orders
-    hex_cells = [parse_term(f"(cell {c}{r} {p})") for c in "abc" for r in (1, 2, 3) for p in ("red", "blue")]
+    # point names that are no grid, and a colour with a count: no coordinates the game orders
+    points = [parse_term(f"(cell {name} {p})") for name in ("north", "south", "east", "west") for p in ("red", "blue")]
     counts = [parse_term(f"(piece_count {side} {n})") for side in ("black", "white") for n in range(13)]
     opponents = parse_rules("(opponent black white) (opponent white black)")  # a cycle orders nothing
-    assert find_board(hex_cells + counts, opponents) is None
+    assert find_board(points + counts, opponents) is None
     assert find_board(terms("(step 1)", "(control x)")) is None
+
+
+def test_one_token_cells_split_into_column_and_row():
+    """`a1`..`c3` are a 3x3 grid: letters left to right, digits bottom to top,
+    the letters and rows between the ones seen filled in; cards far apart in
+    the alphabet (`b1`, `r4`) are no grid."""
+    stones = [parse_term(f"(cell {c}{r} {p})") for c in "abd" for r in (1, 2, 4) for p in ("b", "black", "white")]
+    layout = find_board(stones + terms("(control black)"))
+    assert layout.one_token and (layout.relation, layout.x_arg) == ("cell", 0)
+    assert layout.columns == ("a", "b", "c", "d") and layout.rows == ("1", "2", "3", "4")
+    assert layout.pieces == ("b", "black", "white")
+    position = draw(layout, terms("(cell a1 black)", "(cell d4 white)", "(control white)"))
+    assert position.cells[0] == ("", "", "", "white") and position.cells[3] == ("black", "", "", "")
+    assert BoardLayout.from_json(layout.to_json()) == layout
+    cards = [parse_term(f"(deck {suit}{n})") for suit in "br" for n in (1, 2, 3, 4)]
+    assert find_board(cards) is None
+
+
+@pytest.mark.parametrize("name, lean, size", [("hex_5x5", 1, (5, 5)), ("wargame_5x5", 1, (5, 5)),
+                                              ("go_5x5", 0, (5, 5)), ("breakthrough_6x6", 0, (6, 6))])
+def test_hex_cells_are_told_from_the_rules_adjacency(name, lean, size):
+    game = load_game(GAMES / f"{name}.kif")
+    cells = [parse_term(f"(cell {c}{r} b)") for c in "abcdef"[:size[0]] for r in range(1, size[1] + 1)]
+    if name.startswith("wargame"):
+        cells = [parse_term(f"(unit {c}{r} red 2)") for c in "abcde" for r in range(1, 6)]
+    layout = find_board(cells, game.rules)
+    assert layout.lean == lean and (len(layout.columns), len(layout.rows)) == size
+
+
+def test_hex_adjacency_derived_by_rules_and_the_rhombus_rows():
+    """The corpus' hex writes its adjacency as rules over successor facts; the
+    rows of a hex board shift half a cell each, so that neighbours touch."""
+    rules = parse_rules(
+        "(nx 1 2) (nx 2 3) (row 1) (row 2) (row 3) (col 1) (col 2) (col 3)"
+        "(<= (adj ?r ?c ?r ?d) (nx ?c ?d) (row ?r)) (<= (adj ?r ?c ?r ?d) (nx ?d ?c) (row ?r))"
+        "(<= (adj ?r ?c ?s ?c) (nx ?r ?s) (col ?c)) (<= (adj ?r ?c ?s ?c) (nx ?s ?r) (col ?c))"
+        "(<= (adj ?r ?c ?s ?d) (nx ?s ?r) (nx ?c ?d)) (<= (adj ?r ?c ?s ?d) (nx ?r ?s) (nx ?d ?c))")
+    layout = find_board(grid("cell", (1, 2, 3), (1, 2, 3), "red"), rules)
+    assert layout.lean == 1
+    assert draw(layout, []).to_json()["shift"] == [1.0, 0.5, 0.0]  # top row furthest right
+    without_diagonals = rules[:-2]  # four neighbours: a square grid
+    assert find_board(grid("cell", (1, 2, 3), (1, 2, 3), "red"), without_diagonals).lean == 0
+
+
+def test_a_static_relation_on_the_state_or_too_large_is_no_adjacency():
+    # adjacency that depends on the state is not read; neither is a relation whose derivation explodes
+    on_state = parse_rules("(<= (adj ?a ?b) (true (link ?a ?b)))")
+    layout = find_board([parse_term(f"(cell {c}{r} b)") for c in "abc" for r in (1, 2, 3)], on_state)
+    assert layout.lean == 0
+    from ggp_agent.gdl.board_shape import MAX_DERIVED, StaticRelations
+
+    many = parse_rules(" ".join(f"(v n{k})" for k in range(200)) + " (<= (pair ?a ?b) (v ?a) (v ?b))")
+    assert 200 * 200 > MAX_DERIVED and StaticRelations(many).tuples(("pair", 2)) == set()
 
 
 def test_sparse_fluents_are_no_board_but_most_cells_are():
@@ -82,6 +135,16 @@ def test_our_games_boards_from_their_propnets(name, relation, size):
     with make_state_machine("propnet", game) as machine:
         layout = find_board(machine.known_fluents(), game.rules)
     assert layout.relation == relation and (len(layout.columns), len(layout.rows)) == size
+
+
+def test_the_corpus_hex_is_a_rhombus():
+    game = load_game(shared_path("gdl-corpus", "games", "hex.kif"))
+    from ggp_agent.engines import make_state_machine
+
+    with make_state_machine("propnet", game) as machine:
+        layout = find_board(machine.known_fluents(), game.rules)
+    assert layout.lean == 1 and layout.columns == tuple("abcdefghi") and len(layout.rows) == 9
+    assert layout.pieces == ("blue", "red")
 
 
 def test_breakthrough_and_checkers_from_the_corpus():

@@ -45,6 +45,15 @@ def current_position(match: Match) -> Optional[dict]:
     return position_json(layout, states, len(states) - 1)
 
 
+def current_view(match: Match) -> dict:
+    """What the status page draws of a match now: `position`, the board (None
+    without one), and `state`, the current state as text when there is no
+    board to draw it on."""
+    position = current_position(match)
+    states = match.history.states
+    return {"position": position, "state": None if position is not None or not states else states[-1]}
+
+
 def position_json(layout: BoardLayout, states: list[str], step: int) -> Optional[dict]:
     """Step `step` of a match's states (as records write them) drawn on its
     board, the cells the step's joint move changed marked; None when a state

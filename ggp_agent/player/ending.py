@@ -20,16 +20,18 @@ import time
 from typing import Callable, Optional
 
 from . import collector
-from .board_view import current_position
+from .board_view import board_of
 from .config import PlayerConfig
 from .hidden import HiddenTurnTaker, expected_goals
 from .match import Match, MatchStatus
 from .play import wait_until
+from .record_index import RecordIndex, record_summary
 from .records import MatchRecord, load_record, record_filename, state_text, write_record
 
 log = logging.getLogger(__name__)
 
-#: How many ended matches the status page lists and a replay finds in memory.
+#: How many ended matches are kept in memory: listed when there is no records
+#: folder (and in status.json), replayed without reading their files.
 KEPT = 20
 
 
@@ -42,9 +44,10 @@ class Endings:
         self.name = name
         self._pool = pool
         self._turns = turns
-        #: the summaries of the last matches that ended, newest first (the status page)
+        #: the summaries of the last matches that ended, newest first (`record_index.record_summary`)
         self.finished: collections.deque[dict] = collections.deque(maxlen=KEPT)
         self._records: collections.deque[MatchRecord] = collections.deque(maxlen=KEPT)
+        self._index = None if config.record_dir is None else RecordIndex(config.record_dir)
         self._tasks: set[asyncio.Task] = set()
         #: when the clean-ups stop waiting (time.monotonic()), once the player closes
         self.close_by: Optional[float] = None
@@ -65,10 +68,29 @@ class Endings:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
+    def failed(self, match: Match, error: str) -> None:
+        """A match whose START failed: listed (with why), never recorded."""
+        record = match.record(self.name, self.config.search, None)
+        record.abort_reason = error[:300]
+        self.finished.appendleft(record_summary(record))
+
+    def summaries(self) -> list[dict]:
+        """The ended matches, newest first: every one in the records folder
+        (across restarts) with this process's that are not there (failed
+        STARTs, records that could not be written); without a folder, the
+        last KEPT of this process. Reads files: call it off the event loop."""
+        kept = list(self.finished)
+        if self._index is None:
+            return kept
+        stored = self._index.summaries()
+        listed = {summary["match_id"] for summary in stored}
+        return sorted(stored + [s for s in kept if s["match_id"] not in listed],
+                      key=lambda s: s["start_time"], reverse=True)
+
     def record_of(self, match_id: str) -> Optional[MatchRecord]:
         """The record of an ended match, to replay: one of the last ones in
         memory, else the one in the records folder; None when neither has it."""
-        for record in self._records:
+        for record in list(self._records):  # a snapshot: read from a thread while the loop appends
             if record.match_id == match_id:
                 return record
         if self.config.record_dir is None:
@@ -124,13 +146,12 @@ class Endings:
     async def _write_record(self, match: Match, goals: Optional[list[int]]) -> None:
         """Keep the summary for the status page and write the record (inline
         once the player is closing: the pool may be busy with work left behind)."""
-        summary = {**match.summary(), "goal_values": goals, "finished_at": time.time(),
-                   "position": current_position(match)}
-        self.finished.appendleft(summary)
+        board_of(match)  # the board, when the match found none yet: the record keeps it
         record = match.record(self.name, self.config.search, goals)
         if self._turns.stopping and match.status is MatchStatus.ABORTED:
             record.abort_reason = "the player was stopped during the match"
         self._records.appendleft(record)
+        self.finished.appendleft(record_summary(record))
         if self.config.record_dir is None:
             return
         try:

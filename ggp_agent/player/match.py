@@ -214,6 +214,8 @@ class Match:
                 **({"engine": self.following.machine.engine_name} if self.following else {}),
                 "turns": [t.to_json() for t in self.history.turns],
                 "searchRule": search_rule,
+                "status": self.status.value,
+                "endTime": int(time.time() * 1000),
                 **({"board": self.board.to_json()} if self.board else {}),
                 **({"engineLost": lost} if lost else {}),
                 **({"observations": self.history.observations} if self.belief is not None else {}),

@@ -53,7 +53,7 @@ from .match import Match, MatchStatus
 from .play import MatchError, StartFailedError, new_following, safe_stats, wait_until
 from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, PerceptPlay, PerceptStop, Play, Preview, \
     ProtocolError, Start, Stop, info_reply, safe_name
-from .board_view import current_position
+from .board_view import current_view
 from .records import MatchRecord, state_text
 from .timing import AdaptiveMargin
 
@@ -195,10 +195,15 @@ class Player:
             "timing": self.margins.snapshot(),
             "records": {"folder": None if self.config.record_dir is None else str(self.config.record_dir),
                         "problem": self.records_problem},
-            "matches": [{**m.summary(), "search": safe_stats(m.link.search), "position": current_position(m)}
+            "matches": [{**m.summary(), "search": safe_stats(m.link.search), **current_view(m)}
                         for m in self._matches.values()],
             "finished": list(self._endings.finished),
         }
+
+    def finished_summaries(self) -> list[dict]:
+        """Every ended match, newest first, from the records folder when there
+        is one (`Endings.summaries`; reads files: call it off the event loop)."""
+        return self._endings.summaries()
 
     def finished_record(self, match_id: str) -> Optional[MatchRecord]:
         """The record of a finished match, to replay (None when it is not kept)."""
@@ -259,8 +264,8 @@ class Player:
             match.ready.result()
         except Exception as error:
             self._matches.pop(message.match_id, None)
-            self._endings.finished.appendleft({**match.summary(), "status": MatchStatus.FAILED.value,
-                                       "error": str(error)[:300]})
+            match.status = MatchStatus.FAILED
+            self._endings.failed(match, str(error))
             log.error("START match=%s role=%s: cannot play this game, replying busy: %s",
                       match.match_id, match.role_text, error)
             return BUSY

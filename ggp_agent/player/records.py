@@ -158,7 +158,17 @@ def records_folder_problem(directory: Optional[Path]) -> Optional[str]:
     problem = write_problem(Path(directory))
     if problem is None:
         return None
-    return f"cannot write match records to {directory}: {problem}; matches are played but not recorded"
+    text = f"cannot write match records to {directory}: {problem}; matches are played but not recorded"
+    if "Permission denied" in problem or "not permitted" in problem:
+        text += f" (fix: {ownership_fix(directory)})"
+    return text
+
+
+def ownership_fix(directory: Path) -> str:
+    """The command that lets this process write `directory`: its owner made
+    this process's user (10001:10001 in the Docker image, where the command is
+    run on the host folder mounted there)."""
+    return f"chown -R {os.getuid()}:{os.getgid()} {directory}, in Docker on the host folder mounted there"
 
 
 def load_record(path: Path) -> MatchRecord:

@@ -4,9 +4,11 @@ What arrives: a game manager POSTs one message to `/` (ggp-base's GameServer use
 HTTP/1.0 and `Content-Type: text/acl`; the ggp.org browser controller sends no
 Content-Type at all), or a browser GETs `/<url-encoded message>` after an OPTIONS
 preflight. Every reply carries `Content-type: text/acl` and the CORS headers that
-ggp-base's players send. `GET /` with no message is a status page for people;
-`GET /status.json` is the same as data; `GET /match/<id>?step=N` replays a
-finished match from its record.
+ggp-base's players send. `GET /` with no message is a status page for people
+(`GET /live` its part that changes, which the page fetches); `GET /status.json`
+is the same as data; `GET /matches` lists the recorded matches; `GET
+/match/<id>?step=N` replays a finished match from its record (`?format=json`:
+the record).
 
 Failures never take the server down: a malformed message gets HTTP 400 with a
 one-line reason, a body over the size limit gets 413, and both are logged. The
@@ -30,8 +32,10 @@ from aiohttp import web
 from ..player.player import CLOSE_GRACE_S, Player
 from ..player.protocol import ProtocolError, parse_message
 from . import stall_watch
-from .board_page import replay_page
-from .status_page import status_page
+from ..player.record_index import PER_PAGE, select
+from .match_list import match_list_page
+from .replay_page import replay_page
+from .status_page import live_html, status_page
 
 log = logging.getLogger(__name__)
 
@@ -116,29 +120,62 @@ async def _post(request: web.Request) -> web.Response:
 async def _get(request: web.Request) -> web.Response:
     received = time.monotonic()
     raw = request.raw_path.lstrip("/")
-    if raw in ("", "index.html"):
-        return _reply(status_page(_status(request.app)), content_type="text/html")
-    if raw == "status.json":
+    path, _, query = raw.partition("?")
+    if path in ("", "index.html", "live"):  # the page, or its live part (the page's script fetches it)
+        status = _status(request.app)
+        finished = await _off_loop(request.app[PLAYER_KEY].finished_summaries)
+        page = live_html(status, finished) if path == "live" else status_page(status, finished)
+        return _reply(page, content_type="text/html")
+    if path == "status.json":
         return _reply(json.dumps(_status(request.app), indent=1), content_type="application/json")
+    if path == "matches":
+        return await _match_list(request, query)
     if raw == "favicon.ico":
         return web.Response(status=404, headers=CORS_HEADERS)
     if raw.startswith(REPLAY_PREFIX):  # no GGP message starts so: messages are lists
-        return _replay(request, raw)
+        return await _replay(request, raw)
     return await _dispatch(request, urllib.parse.unquote(raw), received)
 
 
-def _replay(request: web.Request, raw: str) -> web.Response:
-    """`GET /match/<id>?step=N`: a finished match's replay page, from its record."""
-    quoted, _, query = raw[len(REPLAY_PREFIX):].partition("?")
+async def _off_loop(function, *args):
+    """Run a call that reads files in a thread: the event loop keeps answering PLAY and INFO."""
+    return await asyncio.get_running_loop().run_in_executor(None, function, *args)
+
+
+def _query_value(query: dict, key: str) -> str:
+    return (query.get(key) or [""])[-1]
+
+
+async def _match_list(request: web.Request, query_text: str) -> web.Response:
+    """`GET /matches?game=HASH&result=won&page=N`: the recorded matches, newest first."""
+    query = urllib.parse.parse_qs(query_text)
+    try:
+        page = int(_query_value(query, "page") or 1)
+    except ValueError:
+        return _reply(f"not a page number: {_query_value(query, 'page')!r}", status=400, content_type="text/plain")
+    player = request.app[PLAYER_KEY]
+    game, result = _query_value(query, "game"), _query_value(query, "result")
+    listing = select(await _off_loop(player.finished_summaries), game, result, page, PER_PAGE)
+    return _reply(match_list_page(player.name, listing, game, result, player.records_problem),
+                  content_type="text/html")
+
+
+async def _replay(request: web.Request, raw: str) -> web.Response:
+    """`GET /match/<id>?step=N`: a finished match's replay page, from its
+    record; `?format=json`: the record itself."""
+    quoted, _, query_text = raw[len(REPLAY_PREFIX):].partition("?")
     match_id = urllib.parse.unquote(quoted)
-    steps = urllib.parse.parse_qs(query).get("step", [])
+    query = urllib.parse.parse_qs(query_text)
+    steps = query.get("step", [])
     try:
         step = int(steps[-1]) if steps else None
     except ValueError:
         return _reply(f"not a step number: {steps[-1]!r}", status=400, content_type="text/plain")
-    record = request.app[PLAYER_KEY].finished_record(match_id)
+    record = await _off_loop(request.app[PLAYER_KEY].finished_record, match_id)
     if record is None:
         return _reply(f"no record of a finished match {match_id!r} here", status=404, content_type="text/plain")
+    if _query_value(query, "format") == "json":
+        return _reply(json.dumps(record.to_json(), indent=1), content_type="application/json")
     return _reply(replay_page(record, step), content_type="text/html")
 
 

@@ -137,6 +137,9 @@ class Player:
         received = time.monotonic() if received is None else received
         self.messages_handled += 1
         if isinstance(message, Info):
+            # a match server schedules only players that say `available`: a
+            # match its manager walked away from must not keep us busy forever
+            self._evict_abandoned(received)
             reply = info_reply(self.name, self.busy)
             log.info("INFO status=%s", "busy" if self.busy else "available")
             return reply

@@ -68,6 +68,22 @@ def test_serve_says_at_start_that_it_cannot_write_records_and_keeps_serving(tmp_
     assert "cannot write match records to" in page
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any folder: no permission to be denied")
+def test_a_folder_owned_by_another_user_gets_the_command_that_fixes_it(tmp_path):
+    from ggp_agent.player.records import records_folder_problem
+
+    locked = tmp_path / "records"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        problem = records_folder_problem(locked)
+    finally:
+        locked.chmod(0o700)
+    assert problem.startswith(f"cannot write match records to {locked}: Permission denied")
+    assert problem.endswith(f"(fix: chown -R {os.getuid()}:{os.getgid()} {locked}, in Docker on the host folder "
+                            "mounted there)")
+
+
 def test_ping_fails_when_nobody_answers():
     with socket.socket() as sock:  # a port that is free, then closed
         sock.bind(("127.0.0.1", 0))

@@ -2,6 +2,7 @@
 compile. Real matches over HTTP through our GameController, on 127.0.0.1."""
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -202,6 +203,20 @@ def test_an_abandoned_match_is_freed_by_the_next_start():
         assert server.post(start_message("m.next", "xplayer")).text == "ready"
         assert server.post("(play m.left nil)").text == "busy"
         assert server.post("(abort m.next)").text == "aborted"
+
+
+def test_an_abandoned_match_is_freed_by_an_info_ping(tmp_path):
+    """A match server schedules only players that answer `available` to
+    (info): a match whose manager walked away ends when a ping finds it idle
+    past its limit, and is recorded as abandoned."""
+    with ServerThread(name="pinged", search="random", abandon_grace=0.5, record_dir=tmp_path) as server:
+        assert server.post(start_message("m.gone", "xplayer", start_clock=0.2, play_clock=0.2)).text == "ready"
+        assert server.post("(info)").text == "((name pinged) (status busy))"
+        time.sleep(1.2)
+        assert server.post("(info)").text == "((name pinged) (status available))"
+        server.call(server.player.wait_idle())
+    [record] = [json.loads(path.read_text()) for path in tmp_path.glob("*.player.json")]
+    assert record["matchId"] == "m.gone" and record["status"] == "abandoned" and record["isAborted"]
 
 
 def test_a_compile_that_fails_after_the_start_clock_frees_the_match():

@@ -1,10 +1,12 @@
-"""Subcommands that referee matches: match (one, over HTTP) and tournament (many, in parallel)."""
+"""Subcommands that referee matches: match (one, over HTTP), tournament (many,
+in parallel) and soak (many, back to back, against one `serve` process)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Optional
@@ -51,6 +53,26 @@ def register(commands: argparse._SubParsersAction) -> None:
     tournament.add_argument("--resume", action="store_true",
                             help="go on with the tournament in --out: matches with a record there are not played again")
     tournament.set_defaults(run=run_tournament)
+
+    soak = commands.add_parser("soak", help="many matches back to back against one `ggp-agent serve` process: "
+                                            "memory, errors, records")
+    soak.add_argument("--matches", type=int, default=500)
+    soak.add_argument("--games", default=None, metavar="KIF,KIF",
+                      help="games played in turn (default: five of ./gdl_games, boards of every kind)")
+    soak.add_argument("--opponent", default="random:engine=prolog", metavar="SPEC",
+                      help="the in-process player the agent meets (random or legal)")
+    soak.add_argument("--startclock", type=float, default=5.0)
+    soak.add_argument("--playclock", type=float, default=1.0)
+    soak.add_argument("--abandon-every", type=int, default=25, metavar="N",
+                      help="walk away from every Nth match after 3 turns, with no STOP (0: never)")
+    soak.add_argument("--report-every", type=int, default=50, metavar="N")
+    soak.add_argument("--no-scramble", dest="scramble", action="store_false",
+                      help="send the games under their own names (by default every match is renamed, as Tiltyard does)")
+    soak.add_argument("--seed", type=int, default=1)
+    soak.add_argument("--out", type=Path, default=None, help="output folder (soak.json, serve.log, records/)")
+    soak.add_argument("--serve-arg", dest="serve_args", action="append", default=[], metavar="ARG",
+                      help="an argument for the agent's `serve` (repeatable), e.g. --serve-arg=--threads=1")
+    soak.set_defaults(run=run_soak, uses_numba=False)
 
 
 def _seats(texts: list[str]) -> list:
@@ -114,3 +136,29 @@ def run_tournament(args) -> int:
     )
     print(format_summary(result))
     return 0 if not result.failures else 1
+
+
+def run_soak(args) -> int:
+    from ..referee.soak import DEFAULT_GAMES, SoakPlan, run_soak as run, summary_lines
+
+    if args.matches < 1 or args.report_every < 1 or args.abandon_every < 0:
+        raise CommandError("--matches and --report-every must be at least 1, --abandon-every at least 0")
+    if args.games:
+        games = tuple(Path(text) for text in args.games.split(","))
+    else:
+        folder = Path("gdl_games")  # run from the repository, as `experiment` is
+        games = tuple(folder / f"{name}.kif" for name in DEFAULT_GAMES)
+    for path in games:
+        read_game(path)  # a missing or broken game stops the soak before it starts
+    out = args.out or Path("results") / f"soak-{time.strftime('%Y%m%d-%H%M%S')}"
+    plan = SoakPlan(out=out, matches=args.matches, games=games, opponent=args.opponent,
+                    start_clock=args.startclock, play_clock=args.playclock, abandon_every=args.abandon_every,
+                    report_every=args.report_every, scramble=args.scramble, seed=args.seed,
+                    serve_args=tuple(args.serve_args))
+    # the opponent's stalls (its server runs in this process) are not the agent's
+    logging.getLogger("ggp_agent.server.stall_watch").setLevel(logging.ERROR)
+    print(f"soak: {plan.matches} matches against `ggp-agent serve`, output in {out}", flush=True)
+    report = asyncio.run(run(plan, say=lambda line: print(line, flush=True)))
+    for line in summary_lines(report):
+        print(line)
+    return 0 if report.clean else 1

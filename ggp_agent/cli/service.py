@@ -32,7 +32,7 @@ SERVE_ENVIRONMENT = {
     "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
     "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
     "ponder": "GGP_PONDER", "memory": "GGP_MEMORY", "search_options": "GGP_SEARCH_OPTIONS",
-    "threads": "GGP_THREADS", "parallel": "GGP_PARALLEL",
+    "threads": "GGP_THREADS", "parallel": "GGP_PARALLEL", "abandon_grace": "GGP_ABANDON_GRACE",
 }
 
 
@@ -93,6 +93,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="seconds kept back from every clock at least; grows with measured lateness [GGP_MARGIN]")
     serve.add_argument("--think-time", type=float, default=_env("think_time", None),
                        help="cap on thinking per move, seconds [GGP_THINK_TIME]")
+    serve.add_argument("--abandon-grace", type=float, default=_env("abandon_grace", 60.0), metavar="S",
+                       help="a match without a message for twice its longer clock and S seconds more is "
+                            "abandoned: freed and recorded (default 60) [GGP_ABANDON_GRACE]")
     serve.add_argument("--records", type=Path, default=_env("records", None),
                        help="write the player's match records here [GGP_RECORDS]")
     serve.add_argument("--max-body", type=int, default=_env("max_body", None),
@@ -142,6 +145,7 @@ def run_serve(args) -> int:
         record_dir=args.records, ponder=args.ponder,
         memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),
         threads=None if args.threads is None else int(args.threads), parallel=args.parallel,
+        abandon_grace=float(args.abandon_grace),
     )
     if config.threads is not None and config.threads < 1:
         raise CommandError(f"--threads {config.threads}: a search needs at least one thread")

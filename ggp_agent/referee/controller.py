@@ -115,6 +115,7 @@ class GameController:
         seed: Optional[int] = None,
         max_turns: Optional[int] = None,
         player_names: Optional[Sequence[str]] = None,
+        abandon_after: Optional[int] = None,
     ):
         #: the role index each player takes (every role but `random`)
         self.seats = game.player_roles
@@ -135,6 +136,9 @@ class GameController:
         self.grace = grace
         self.record_dir = record_dir
         self.max_turns = max_turns
+        #: walk away after this many turns without a STOP or ABORT, as a match
+        #: server that crashed does (the soak's abandoned matches)
+        self.abandon_after = abandon_after
         self.player_names = list(player_names) if player_names else [str(p) for p in players]
         self._rng = random.Random(seed)
 
@@ -186,6 +190,11 @@ class GameController:
             previous: Optional[tuple[Term, ...]] = None
             percepts: Optional[tuple[tuple[Term, ...], ...]] = None
             while not await asyncio.to_thread(machine.is_terminal, state):
+                if self.abandon_after is not None and len(record.moves) >= self.abandon_after:
+                    record.is_aborted = True
+                    record.abort_reason = f"abandoned after {self.abandon_after} turns: no STOP or ABORT sent"
+                    log.info("match=%s: %s", self.match_id, record.abort_reason)
+                    return
                 if self.max_turns is not None and len(record.moves) >= self.max_turns:
                     await self._abort(session, record, f"no terminal state after {self.max_turns} turns (the turn limit)",
                                       logging.WARNING)

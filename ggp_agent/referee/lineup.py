@@ -158,6 +158,7 @@ async def play_match_with_players(
     engine: str = "prolog",
     grace: Optional[float] = None,
     max_turns: Optional[int] = None,
+    abandon_after: Optional[int] = None,
 ) -> PlayedMatch:
     """One match over HTTP: start the in-process players, run the controller, stop
     them, and collect the in-process players' own records of it."""
@@ -178,7 +179,7 @@ async def play_match_with_players(
         controller = GameController(
             game, addresses, start_clock, play_clock, match_id=match_id, game_name=game_name,
             engine=engine, record_dir=record_dir, seed=seed, max_turns=max_turns,
-            player_names=[spec.label for spec in seats], **options,
+            player_names=[spec.label for spec in seats], abandon_after=abandon_after, **options,
         )
         record = await controller.run()
     finally:

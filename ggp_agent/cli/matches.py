@@ -155,7 +155,10 @@ def run_soak(args) -> int:
                     start_clock=args.startclock, play_clock=args.playclock, abandon_every=args.abandon_every,
                     report_every=args.report_every, scramble=args.scramble, seed=args.seed,
                     serve_args=tuple(args.serve_args))
-    # the opponent's stalls (its server runs in this process) are not the agent's
+    # this process runs the controller and the opponent: their lines would bury the
+    # soak's own (the agent's log is OUT/serve.log); the opponent's stalls are not the agent's
+    if not args.verbose:
+        logging.getLogger("ggp_agent").setLevel(logging.WARNING)
     logging.getLogger("ggp_agent.server.stall_watch").setLevel(logging.ERROR)
     print(f"soak: {plan.matches} matches against `ggp-agent serve`, output in {out}", flush=True)
     report = asyncio.run(run(plan, say=lambda line: print(line, flush=True)))

@@ -232,7 +232,9 @@ def checkpoint_line(c: Checkpoint, report: SoakReport) -> str:
 
 def summary_lines(report: SoakReport) -> list[str]:
     first, last = report.checkpoints[0], report.checkpoints[-1]
-    anchor = next((c for c in report.checkpoints if c.matches >= 50), first)
+    # memory is compared from match 50 on (the first games fill caches: compiled
+    # games, Prolog's tables), from the first match in a shorter soak
+    anchor = next((c for c in report.checkpoints if c.matches >= 50 and c is not last), first)
     growth = (last.resident_mb - anchor.resident_mb) / anchor.resident_mb if anchor.resident_mb else 0.0
     return [
         f"{report.played} matches in {report.seconds / 60:.1f} min: {report.completed} played to the end, "

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .records import MatchRecord
+from .records import MatchRecord, record_filename
 
 #: Matches on one page of the list.
 PER_PAGE = 25
@@ -164,6 +164,14 @@ def game_label(summary: dict) -> str:
     return f"{'/'.join(summary['roles'])}{board} [{summary['rules_hash'][:6]}]"
 
 
+def names_beside(folder: Optional[Path], match_id: str) -> Optional[list[str]]:
+    """The players' names in the controller's record of a match, when it lies
+    in `folder` beside ours; else None."""
+    if folder is None:
+        return None
+    return _controller_names(Path(folder) / record_filename(match_id), match_id)[0]
+
+
 def _stamp(entry: os.DirEntry) -> tuple:
     try:
         stat = entry.stat()
@@ -179,13 +187,17 @@ def _summary_of(path: Path, controller: Optional[Path]) -> Optional[dict]:
         record = MatchRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    names = None
-    if controller is not None:
-        try:
-            data = json.loads(controller.read_text(encoding="utf-8"))
-            if data.get("matchId") == record.match_id:
-                names = [str(n) for n in data.get("playerNamesFromHost", [])]
-                record.game_name = record.game_name or str(data.get("gameName", ""))
-        except (OSError, ValueError, AttributeError):
-            names = None
+    names, game = _controller_names(controller, record.match_id) if controller is not None else (None, "")
+    record.game_name = record.game_name or game
     return record_summary(record, names)
+
+
+def _controller_names(path: Path, match_id: str) -> tuple[Optional[list[str]], str]:
+    """(the players' names, the game's name) from a controller's record of the match; (None, "") without one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("matchId") == match_id:
+            return [str(n) for n in data.get("playerNamesFromHost", [])], str(data.get("gameName", ""))
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None, ""

@@ -25,8 +25,9 @@ from .figures_html import figures_html, search_line
 from .match_list import duration_text, opponents_text, result_text, when_text
 
 
-def replay_page(record: MatchRecord, step: Optional[int] = None) -> str:
-    """A finished match at one step (0 the initial state; the last by default)."""
+def replay_page(record: MatchRecord, step: Optional[int] = None, names: Optional[list[str]] = None) -> str:
+    """A finished match at one step (0 the initial state; the last by default);
+    `names`, the players' names in role order, when a controller's record gave them."""
     esc = html.escape
     states = record.states
     last = max(0, len(states) - 1)
@@ -36,7 +37,7 @@ def replay_page(record: MatchRecord, step: Optional[int] = None) -> str:
         picture = board_html(position_json(layout, states, step)) or state_html(states[step])
     else:
         picture = state_html(states[step]) if states else "<p>No state was recorded.</p>"
-    summary = record_summary(record)
+    summary = record_summary(record, names)
     ident = record.match_id
     turns = [t for t in record.extra.get("turns") or [] if isinstance(t, dict)]
     return f"""<!DOCTYPE html>
@@ -46,8 +47,9 @@ body {{ font-family: sans-serif; margin: 1.5em; }}
 table.turns td, table.turns th {{ border-bottom: 1px solid #ddd; padding: 0.2em 0.6em; font-size: 0.9em;
   text-align: left; vertical-align: top; }}
 table.turns {{ border-collapse: collapse; }}
+table.turns td {{ white-space: nowrap; }}
+table.turns td.search {{ white-space: normal; }}
 table.inner td, table.inner th {{ border: none; padding: 0.1em 0.5em 0.1em 0; font-size: 0.85em; }}
-details.more {{ display: inline; }}
 {BOARD_CSS}
 </style></head><body>
 <p><a href="/">status</a> &middot; <a href="/matches">every match</a></p>
@@ -96,8 +98,8 @@ def _played_html(record: MatchRecord, step: int, turns: list[dict]) -> str:
     if ours is not None:
         text += (f"<p>Ours: <code>{esc(str(ours.get('move')))}</code>, {esc(str(ours.get('source')))}, "
                  f"{ours.get('timeUsed', 0):.2f} s used, {ours.get('marginLeft', 0):.2f} s left"
-                 + (f"; the search: {figures_html(ours['stats'], f'step-{step}')}" if ours.get("stats") else "")
-                 + ".</p>")
+                 + (f"; the search: {figures_html(ours['stats'], f'step-{step}')}" if ours.get("stats") else ".")
+                 + "</p>")
     return text
 
 
@@ -115,7 +117,7 @@ def _turns_html(record: MatchRecord, turns: list[dict], step: int) -> str:
         link = f"<a href='{match_url(record.match_id, number)}'>{number}.</a>"
         rows.append(f"<tr{now}><td>{link}</td><td><code>{esc(str(t.get('move')))}</code></td>"
                     f"<td>{esc(str(t.get('source')))}</td><td>{t.get('timeUsed', 0):.2f} s</td>"
-                    f"<td>{search_line(t.get('stats'))}</td></tr>")
+                    f"<td class=search>{search_line(t.get('stats'))}</td></tr>")
     note = (f"<p><small>{forced} turn(s) with only one legal move (a wait in a game of alternating "
             "turns) not listed.</small></p>") if forced else ""
     return ("<table class=turns><tr><th>move</th><th>ours</th><th>from</th><th>time</th><th>the search</th></tr>"

@@ -102,7 +102,7 @@ def _reply_html(m: dict) -> str:
         figures = figures_html(searched.get("stats"), _ident("searched", m["match_id"]))
         text += (f"<p>Our move {move_number(searched['turn'])}: <code>{esc(searched['move'])}</code> from the "
                  f"search, {searched['timeUsed']:.2f} s used, {searched['marginLeft']:.2f} s left"
-                 f"{'; ' + figures if figures else ''}.</p>")
+                 f"{'; ' + figures if figures else '.'}</p>")
     last = m.get("last_move") or {}
     if last and last["source"] not in ("search", "forced"):
         text += (f"<p>Our move {move_number(last['turn'])}: <code>{esc(str(last.get('move', '')))}</code>, "
@@ -156,7 +156,6 @@ table.inner td, table.inner th {{ border: none; padding: 0.1em 0.5em 0.1em 0; fo
 code {{ font-size: 0.9em; }}
 section.card {{ border: 1px solid #ccc; border-radius: 6px; padding: 0 1em 1em; margin-bottom: 1em; }}
 div.reply {{ max-width: 30em; font-size: 0.9em; }}
-details.more {{ display: inline; }}
 p.small {{ font-size: 0.85em; color: #555; }}
 {BOARD_CSS}
 {LIST_CSS}

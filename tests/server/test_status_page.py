@@ -170,6 +170,7 @@ def test_the_match_list_reads_the_records_folder_newest_first_with_pages_and_fil
         hashes = re.findall(r"<option value='([0-9a-f]{12})'>tictactoe \(3\)", everything)
         by_game = get(server, f"/matches?game={hashes[0]}").text
         bad = get(server, "/matches?page=x")
+        replay = get(server, "/match/m.list0").text
     listed = re.findall(r"href='/match/(m\.list\d)'>", everything)
     assert listed == ["m.list3", "m.list2", "m.list1", "m.list0"]  # newest first
     assert "listed: 4 match(es)" in everything and "page 1 of 1" in everything
@@ -185,6 +186,7 @@ def test_the_match_list_reads_the_records_folder_newest_first_with_pages_and_fil
     goals = played[0].goal_values
     assert f"<td class='result {word(0)}'>{word(0)} {goals[0]}-{goals[1]}</td>" in row
     assert "<b>xplayer</b> against random (oplayer)" in row and "<td>tictactoe</td>" in row
+    assert f"We played <b>xplayer</b> against random (oplayer):\n<b>{word(0)} {goals[0]}-{goals[1]}</b>" in replay
     wins = [f"m.list{k}" for k in range(4) if word(k) == "won"]
     assert re.findall(r"href='/match/(m\.list\d)'>", with_filter) == wins[::-1]
     assert len(re.findall(r"href='/match/m\.list\d'>", by_game)) == 3

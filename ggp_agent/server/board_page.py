@@ -40,8 +40,8 @@ table.board td { width: 2.6em; height: 2.6em; border: 1px solid #8a6d3b; text-al
   vertical-align: middle; padding: 0; background: #f3e5c0; font-size: 0.8em; }
 table.board tr:nth-child(odd) td.cell:nth-child(even), table.board tr:nth-child(even) td.cell:nth-child(odd)
   { background: #e2c98f; }
-table.board td.label, div.hexboard span.label { border: none; background: none; color: #666; width: 1.6em;
-  height: 1.6em; font-size: 0.8em; }
+table.board td.label { border: none; background: none; color: #666; width: 1.6em; height: 1.6em; font-size: 0.8em; }
+div.hexboard span.label { color: #666; width: 1.6em; height: 1.6em; }
 table.board td.moved { outline: 3px solid #d35400; outline-offset: -3px; }
 div.hexboard { margin: 0.5em 0; font-size: 0.8em; white-space: nowrap; }
 div.hexrow { height: 2.35em; }
@@ -58,7 +58,7 @@ table.moves tr.now td { background: #fde9c9; font-weight: bold; }
 table.moves td.n { color: #666; text-align: right; }
 div.match { display: flex; gap: 2em; align-items: flex-start; flex-wrap: wrap; }
 nav.steps a, nav.steps span { margin-right: 0.8em; }
-p.others { font-size: 0.85em; color: #444; max-width: 40em; }
+p.others { font-size: 0.85em; color: #444; max-width: 26em; }
 pre.state { font-size: 0.8em; max-width: 40em; max-height: 20em; overflow: auto; white-space: pre-wrap; }
 """
 

@@ -104,10 +104,18 @@ class RecordIndex:
         self._lock = threading.Lock()
         #: file name -> (what the summary was made from, the summary)
         self._known: dict[str, tuple[tuple, Optional[dict]]] = {}
+        #: the folder's modification time at the last scan, and the list it gave
+        self._scanned: tuple[int, list[dict]] = (-1, [])
 
     def summaries(self) -> list[dict]:
-        """Every readable player record's summary, newest first (reads what changed; blocking)."""
+        """Every readable player record's summary, newest first (reads what
+        changed; blocking). Records are written under a temporary name and
+        renamed, which changes the folder's time: an unchanged folder is not
+        scanned again (the status page asks every 2 s)."""
         try:
+            changed = os.stat(self.folder).st_mtime_ns
+            if changed == self._scanned[0]:
+                return list(self._scanned[1])
             entries = {entry.name: entry for entry in os.scandir(self.folder) if entry.name.endswith(".json")}
         except OSError:
             return []
@@ -124,8 +132,10 @@ class RecordIndex:
                 else:
                     known[name] = (stamp, _summary_of(Path(entry.path), beside and Path(beside.path)))
             self._known = known
-            found = [summary for _, summary in known.values() if summary is not None]
-        return sorted(found, key=lambda s: s["start_time"], reverse=True)
+            found = sorted((summary for _, summary in known.values() if summary is not None),
+                           key=lambda s: s["start_time"], reverse=True)
+            self._scanned = (changed, found)
+        return list(found)
 
 
 @dataclass(frozen=True)

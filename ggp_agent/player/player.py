@@ -54,7 +54,7 @@ from .play import MatchError, StartFailedError, new_following, safe_stats, wait_
 from .protocol import ABORTED, BUSY, DONE, READY, Abort, Info, Message, PerceptPlay, PerceptStop, Play, Preview, \
     ProtocolError, Start, Stop, info_reply, safe_name
 from .board_view import current_view
-from .record_index import names_beside
+from .record_index import Beside, beside_of
 from .records import MatchRecord, state_text
 from .timing import AdaptiveMargin
 
@@ -213,10 +213,11 @@ class Player:
         """The record of a finished match, to replay (None when it is not kept)."""
         return self._endings.record_of(match_id)
 
-    def player_names(self, match_id: str) -> Optional[list[str]]:
-        """The names of a match's players, when a controller's record of it lies
-        in the records folder (the protocol sends none); reads a file."""
-        return names_beside(self.config.record_dir, match_id)
+    def controller_view(self, match_id: str) -> Optional[Beside]:
+        """What a controller's record of the match says (its players' names,
+        which the protocol never sends), when one lies in the records folder;
+        reads a file."""
+        return beside_of(self.config.record_dir, match_id)
 
     async def wait_idle(self) -> None:
         """Wait until every finished match has been cleaned up and recorded."""

@@ -60,20 +60,31 @@ def score_text(goals: Optional[list[int]], ours: Optional[int]) -> str:
     return "-".join(str(g) for g in [goals[ours]] + [g for k, g in enumerate(goals) if k != ours])
 
 
-def record_summary(record: MatchRecord, names: Optional[list[str]] = None) -> dict:
-    """A match in a line's worth, from the player's record (and the names of
-    the controller's record, when there is one)."""
+@dataclass(frozen=True)
+class Beside:
+    """What the controller's record of a match adds to the player's: the
+    players' names in role order, the game's name, why it aborted the match."""
+
+    names: tuple[str, ...] = ()
+    game: str = ""
+    abort_reason: str = ""
+
+
+def record_summary(record: MatchRecord, beside: Optional[Beside] = None) -> dict:
+    """A match in a line's worth, from the player's record (and the
+    controller's beside it, when there is one)."""
     role = record.extra.get("role")
     ours = record.roles.index(role) if role in record.roles else None
     result = result_of(record.goal_values, ours) if record.is_completed else None
     status = record.extra.get("status") or ("stopped" if record.is_completed else "aborted")
     ended = record.extra.get("endTime")
     end = ended / 1000 if ended else (record.state_times[-1] if record.state_times else None)
-    names = names or []
+    beside = beside or Beside()
+    names = beside.names
     board = record.extra.get("board") or {}
     return {
         "match_id": record.match_id,
-        "game": record.game_name or record.extra.get("gameName", ""),
+        "game": record.game_name or beside.game,
         "rules_hash": record.extra.get("rulesHash", ""),
         "board": f"{len(board['columns'])}x{len(board['rows'])}" if board else "",
         "role": role or "",
@@ -87,7 +98,7 @@ def record_summary(record: MatchRecord, names: Optional[list[str]] = None) -> di
         "seconds": None if end is None else max(0.0, end - record.start_time),
         "moves": len(record.moves),
         "engine": record.extra.get("engine", ""),
-        "error": record.abort_reason or record.extra.get("engineLost") or "",
+        "error": record.abort_reason or record.extra.get("engineLost") or beside.abort_reason,
     }
 
 
@@ -174,12 +185,12 @@ def game_label(summary: dict) -> str:
     return f"{'/'.join(summary['roles'])}{board} [{summary['rules_hash'][:6]}]"
 
 
-def names_beside(folder: Optional[Path], match_id: str) -> Optional[list[str]]:
-    """The players' names in the controller's record of a match, when it lies
-    in `folder` beside ours; else None."""
+def beside_of(folder: Optional[Path], match_id: str) -> Optional[Beside]:
+    """What the controller's record of a match says, when it lies in `folder`
+    beside ours; else None."""
     if folder is None:
         return None
-    return _controller_names(Path(folder) / record_filename(match_id), match_id)[0]
+    return _beside(Path(folder) / record_filename(match_id), match_id)
 
 
 def _stamp(entry: os.DirEntry) -> tuple:
@@ -197,17 +208,15 @@ def _summary_of(path: Path, controller: Optional[Path]) -> Optional[dict]:
         record = MatchRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    names, game = _controller_names(controller, record.match_id) if controller is not None else (None, "")
-    record.game_name = record.game_name or game
-    return record_summary(record, names)
+    return record_summary(record, _beside(controller, record.match_id) if controller is not None else None)
 
 
-def _controller_names(path: Path, match_id: str) -> tuple[Optional[list[str]], str]:
-    """(the players' names, the game's name) from a controller's record of the match; (None, "") without one."""
+def _beside(path: Path, match_id: str) -> Optional[Beside]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("matchId") == match_id:
-            return [str(n) for n in data.get("playerNamesFromHost", [])], str(data.get("gameName", ""))
+            return Beside(tuple(str(n) for n in data.get("playerNamesFromHost", [])), str(data.get("gameName", "")),
+                          str(data.get("abortReason") or ""))
     except (OSError, ValueError, AttributeError):
         pass
-    return None, ""
+    return None

@@ -176,8 +176,8 @@ async def _replay(request: web.Request, raw: str) -> web.Response:
         return _reply(f"no record of a finished match {match_id!r} here", status=404, content_type="text/plain")
     if _query_value(query, "format") == "json":
         return _reply(json.dumps(record.to_json(), indent=1), content_type="application/json")
-    names = await _off_loop(request.app[PLAYER_KEY].player_names, match_id)
-    return _reply(replay_page(record, step, names), content_type="text/html")
+    beside = await _off_loop(request.app[PLAYER_KEY].controller_view, match_id)
+    return _reply(replay_page(record, step, beside), content_type="text/html")
 
 
 def _refuse_size(request: web.Request, size: int, limit: int) -> web.Response:

@@ -77,12 +77,11 @@ def board_html(position: Optional[dict]) -> str:
     "" without a position."""
     if not position:
         return ""
-    pieces = position.get("pieces") or []
     shift = position.get("shift") or []
     drawn = _hex_html(position) if any(shift) else _square_html(position)
     others = position.get("others") or []
     tail = f"<p class=others>also: <code>{html.escape(' '.join(others))}</code></p>" if others else ""
-    return drawn + _legend_html(pieces) + tail
+    return drawn + _legend_html(position) + tail
 
 
 def state_html(state_text: Optional[str]) -> str:
@@ -166,9 +165,14 @@ def piece_html(content: str, pieces: list[str]) -> str:
             f"{html.escape(label)}</span>")
 
 
-def _legend_html(pieces: list[str]) -> str:
-    """The pieces whose colour does not say what they are, each with its disc."""
-    unnamed = [p for p in pieces if not piece_style(p, pieces)[2]]
+def _legend_html(position: dict) -> str:
+    """The pieces whose colour does not say what they are, each with its disc:
+    those the board was seen to hold, and any other the position holds (a
+    board found from the first states does not know a king yet)."""
+    pieces = position.get("pieces") or []
+    empty = position.get("empty", "")
+    held = sorted({c for row in position["cells"] for c in row if c and c != empty} - set(pieces))
+    unnamed = [p for p in pieces + held if not piece_style(p, pieces)[2]]
     if not unnamed:
         return ""
     return "<p class=legend>" + " &nbsp; ".join(

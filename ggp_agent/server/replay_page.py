@@ -18,16 +18,16 @@ from typing import Optional
 
 from ..gdl.board import BoardLayout
 from ..player.board_view import position_json
-from ..player.record_index import record_summary
+from ..player.record_index import Beside, record_summary
 from ..player.records import MatchRecord
 from .board_page import BOARD_CSS, board_html, match_url, move_number, moves_html, state_html
 from .figures_html import figures_html, search_line
 from .match_list import duration_text, opponents_text, result_text, when_text
 
 
-def replay_page(record: MatchRecord, step: Optional[int] = None, names: Optional[list[str]] = None) -> str:
+def replay_page(record: MatchRecord, step: Optional[int] = None, beside: Optional[Beside] = None) -> str:
     """A finished match at one step (0 the initial state; the last by default);
-    `names`, the players' names in role order, when a controller's record gave them."""
+    `beside`, what the controller's record adds (the players' names, why it aborted)."""
     esc = html.escape
     states = record.states
     last = max(0, len(states) - 1)
@@ -37,7 +37,7 @@ def replay_page(record: MatchRecord, step: Optional[int] = None, names: Optional
         picture = board_html(position_json(layout, states, step)) or state_html(states[step])
     else:
         picture = state_html(states[step]) if states else "<p>No state was recorded.</p>"
-    summary = record_summary(record, names)
+    summary = record_summary(record, beside)
     ident = record.match_id
     turns = [t for t in record.extra.get("turns") or [] if isinstance(t, dict)]
     return f"""<!DOCTYPE html>

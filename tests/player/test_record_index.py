@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from ggp_agent.player.record_index import RecordIndex, record_summary, result_of, score_text
+from ggp_agent.player.record_index import Beside, RecordIndex, record_summary, result_of, score_text
 from ggp_agent.player.records import MatchRecord, write_record
 
 
@@ -23,7 +23,7 @@ def test_results_in_words_ours_first():
     assert [result_of(g, 1) for g in ([0, 100], [100, 0], [50, 50], [30, 30, 60])] == ["won", "lost", "draw", "lost"]
     assert result_of(None, 0) is None and result_of([100], 0) == "scored 100"
     assert score_text([0, 100], 1) == "100-0" and score_text([30, 20, 50], 2) == "50-30-20"
-    summary = record_summary(record("m", 1000.0, [0, 100], role="black"), names=["ggp-agent", "random"])
+    summary = record_summary(record("m", 1000.0, [0, 100], role="black"), Beside(("ggp-agent", "random")))
     assert (summary["result"], summary["score"], summary["seconds"], summary["moves"]) == ("won", "100-0", 75.0, 3)
     assert summary["opponents"] == [{"role": "white", "name": "ggp-agent"}]
     abandoned = record_summary(record("m2", 1000.0, None, completed=False))

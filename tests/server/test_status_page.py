@@ -205,3 +205,16 @@ def test_pages_of_the_list():
     chosen = select(summaries, game="cd", result="lost", per_page=25)
     assert [r["match_id"] for r in chosen.rows] == [f"m{k}" for k in range(0, 60, 6)]
     assert chosen.games == [("ab", "x/o [ab]", 40), ("cd", "x/o [cd]", 20)]
+
+
+def test_pieces_named_by_a_colour_need_no_legend_the_others_get_one():
+    from ggp_agent.server.board_page import board_html
+
+    position = {"columns": ["a", "b"], "rows": ["2", "1"], "cells": [["wk", "bp"], ["wp", "b"]], "changed": None,
+                "empty": "b", "others": [], "pieces": ["bp", "wp"], "shift": [0.0, 0.0]}
+    page = board_html(position)
+    legend = page.split("class=legend>", 1)[1]
+    assert [name for name in re.findall(r"<code>(\w+)</code>", legend)] == ["bp", "wp", "wk"]  # a king seen late too
+    assert "title='b'" not in page and page.count("class='cell'") == 4
+    named = board_html({**position, "cells": [["red 2", "blue 1"], ["", ""]], "pieces": ["blue 1", "red 2"]})
+    assert "class=legend" not in named and ">2</span>" in named  # the health on a red disc

@@ -25,7 +25,7 @@ import pytest
 
 from ggp_agent.player.config import PlayerConfig
 from ggp_agent.player.player import Player
-from ggp_agent.search.tree import expand
+from ggp_agent.search.tree.iteration import expand
 from ggp_agent.server.app import start_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -396,7 +396,7 @@ DOORS = """
 
 def give_edges(A, node: int, codes_by_role: list[list[int]]) -> None:
     """Give `node` of a hand-made arena one edge per code, role after role
-    (as `tree.expand` does from the legal moves)."""
+    (as `iteration.expand` does from the legal moves)."""
     flat = [c for codes in codes_by_role for c in codes]
     A.legal[: len(flat)] = flat
     A.legal_count[:] = [len(codes) for codes in codes_by_role]

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from ..engines import ENGINES
 from ..player.config import PLAYER_KINDS
-from ..search.params import PARALLEL, SEARCH_RULES, checked_options
-from ..search.settings import parse_flag
+from ..search.registry import checked_options
+from ..search.tree.params import PARALLEL, SEARCH_RULES
+from ..search.tree.settings import parse_flag
 from .errors import CommandError
 
 log = logging.getLogger(__name__)

@@ -40,11 +40,11 @@ from typing import Callable, Optional
 from ..engines import make_state_machine, propnet_budget
 from ..gdl import Dialect, Term, ValidatedGame, load_game
 from ..reasoner.statemachine import StateMachine
-from ..search.arena import match_seconds
-from ..search.belief import Belief
-from ..search.interface import Search
+from ..search.tree.arena import match_seconds
+from ..search.contract.belief import Belief
+from ..search.contract.interface import Search
 from ..search.registry import make_search
-from ..search.start_choices import start_budget
+from ..search.choices.start_choices import start_budget
 from . import collector
 from .config import PlayerConfig
 from .ending import Endings

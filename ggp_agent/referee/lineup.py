@@ -31,8 +31,9 @@ from ..gdl import ValidatedGame
 from ..player.config import PLAYER_KINDS, PlayerConfig
 from ..player.player import Player
 from ..player.records import MatchRecord
-from ..search.params import CONSTANTS, PARALLEL, RULES, SEARCH_RULES, checked_option
-from ..search.settings import parse_flag
+from ..search.registry import CONSTANTS, checked_option
+from ..search.tree.params import PARALLEL, RULES, SEARCH_RULES
+from ..search.tree.settings import parse_flag
 from ..search.warmup import ensure_warm
 from ..server.app import RunningServer, start_server
 from .controller import GameController, PlayerAddress

@@ -1,26 +1,31 @@
-"""Every search by its rule name (the names live in `params.py`: `SEARCH_RULES`).
+"""Every search by its rule name, and a player's search options by name.
 
-Tree rules (`mcps`, `grave`, `uct`) are the numba tree searches of
-`tree_search.py`, one per thread merged at the root (`parallel.py`) when a
-propnet runs them on several cores (in a GDL-II match, an ensemble of them:
-`determinized.py`); the flat rules (`mc`, `random`, `legal`) those of `flat.py`.
+Rule names live in `tree/params.py` (`SEARCH_RULES`). Tree rules (`mcps`,
+`grave`, `uct`) are the numba tree searches of `driver/tree_search.py`, one
+per thread merged at the root (`parallel/root_parallel.py`) or sharing one
+tree (`parallel/shared_tree.py`) when a propnet runs them on several cores
+(in a GDL-II match, an ensemble of them: `hidden/determinized.py`); the flat
+rules (`mc`, `random`, `legal`) those of `flat.py`. Options are the tree
+rules' constants (`SearchParams`) and the ensemble's (`EnsembleParams`),
+checked here by name for every caller (player specs, the command line).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
-from .arena import DEFAULT_MEMORY_CAP
+from .contract.interface import Search
+from .driver.tree_search import make_tree_search, tree_params
 from .flat import LegalSearch, MonteCarloSearch, RandomSearch
-from .interface import Search
-from .determinized import make_determinized_search
-from .parallel import RootParallelSearch
-from .params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, split_options
-from .shared_tree import SharedTreeSearch
-from .tree_search import make_tree_search, tree_params
+from .hidden.determinized import make_determinized_search
+from .hidden.ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
+from .parallel.root_parallel import RootParallelSearch
+from .parallel.shared_tree import SharedTreeSearch
+from .tree.arena import DEFAULT_MEMORY_CAP
+from .tree.params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, TREE_CONSTANTS, SearchParams
 
 #: The rules that run the numba tree search (MCPS is the agent's default).
 TREE_RULES: tuple[str, ...] = tuple(RULES)
@@ -103,3 +108,38 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
 def _default_share(count: int) -> int:
     """Each tree's arena cap when the player set none: the default cap split."""
     return max(1, DEFAULT_MEMORY_CAP // count)
+
+
+#: Every constant a player may set by name: the tree rules', then Ensemble
+#: Determinization MCTS's (GDL-II matches, `ensemble.py`).
+CONSTANTS = TREE_CONSTANTS + ENSEMBLE_CONSTANTS
+
+
+def checked_option(key: str, value: str) -> tuple[str, str]:
+    """`(key, value)` as a player's search option, or ValueError naming what is wrong
+    (an unknown constant, or a value the constant cannot take)."""
+    if key not in CONSTANTS:
+        raise ValueError(f"unknown search constant {key!r} (known: {', '.join(CONSTANTS)})")
+    if key in ENSEMBLE_CONSTANTS:
+        EnsembleParams().with_options({key: value})
+    else:
+        SearchParams().with_options({key: value})
+    return key, value
+
+
+def checked_options(items: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """`KEY=VALUE` items (a command line's) as search options, each as
+    `checked_option` takes it; ValueError names the first bad one."""
+    options = []
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"search option {item!r}: expected KEY=VALUE")
+        options.append(checked_option(key, value))
+    return tuple(options)
+
+
+def split_options(options: Mapping[str, object]) -> tuple[dict, dict]:
+    """A player's search options as (the tree rule's, the ensemble's)."""
+    tree = {key: value for key, value in options.items() if key not in ENSEMBLE_CONSTANTS}
+    return tree, {key: value for key, value in options.items() if key in ENSEMBLE_CONSTANTS}

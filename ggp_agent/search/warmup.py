@@ -32,18 +32,20 @@ from ..propnet import (
 )
 from ..propnet.compiled import COMPILED
 from ..propnet.jit import dispatchers
-from ..propnet.sparse_plan import planned
 from ..propnet.numba_cache import counting_compilations
+from ..propnet.sparse_plan import planned
 from ..reasoner.statemachine import StateMachine
-from . import codes_choice, collect, kernels, lane_search, mcps, regret, root, select, solver, table, tree
-from .params import PARALLEL, RULES
+from .choices import codes_choice
+from .driver.tree_search import make_tree_search
 from .registry import make_search
-from .tree_search import make_tree_search
+from .runners import kernels, lane_search
+from .tree import collect, iteration, mcps, regret, root, select, solver, table
+from .tree.params import PARALLEL, RULES
 
 #: Every module that defines numba kernels: what the warm-up must load.
 KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
-                  bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, tree, root, collect, kernels,
-                  lane_search, codes_choice)
+                  bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, iteration, root, collect,
+                  kernels, lane_search, codes_choice)
 
 log = logging.getLogger(__name__)
 

@@ -205,7 +205,8 @@ class ServeProcess:
     def log(self) -> str:
         if self.log_path is None:
             return "(no log kept)"
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def stop(self) -> int:

@@ -73,7 +73,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 #: Modules beneath every layer: they import nothing from the package, and anything may import them.
-FOUNDATION = ("folders",)
+FOUNDATION = ("folders", "cores")
 
 
 def layer_of(name: str) -> int:

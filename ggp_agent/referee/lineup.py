@@ -16,7 +16,7 @@ Keys of an in-process configuration: `search` (a search rule), `engine`,
 tree), `batch` (leaves at once on the lanes; 1: one at a time), `cpus`
 (the cores its threads run on, `taskset -c` style with `+` for a comma:
 `cpus=1`, `cpus=0+1`, `cpus=2-3`) and any
-constant of `search.params.SearchParams` by name (`c`, `rho`, `bias`,
+constant of `search.tree.params.SearchParams` by name (`c`, `rho`, `bias`,
 `amaf_alloc`, `max_rollout`, `window`, `solver`, `max_depth`), e.g.
 `agent:search=uct,c=0.7,ponder=0,time=0.5`.
 """

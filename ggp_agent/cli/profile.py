@@ -182,7 +182,7 @@ def _child(args) -> int:
         bench_net(machine.net, args.seconds, 1000, strategies=("lanes",))
         return 0
     from ..search.bench import opening_chooser
-    from ..search.driver.tree_search import make_tree_search
+    from ..search.registry import make_tree_search
 
     options = _options(args)
     state = machine.initial_state()

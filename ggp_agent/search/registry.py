@@ -12,20 +12,20 @@ checked here by name for every caller (player specs, the command line).
 
 from __future__ import annotations
 
-import os
 from typing import Callable, Iterable, Mapping, Optional
 
+from ..cores import allowed_cores
 from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .contract.interface import Search
-from .driver.tree_search import make_tree_search, tree_params
+from .driver.tree_search import TreeSearch
 from .flat import LegalSearch, MonteCarloSearch, RandomSearch
 from .hidden.determinized import make_determinized_search
 from .hidden.ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
 from .parallel.root_parallel import RootParallelSearch
 from .parallel.shared_tree import SharedTreeSearch
 from .tree.arena import DEFAULT_MEMORY_CAP
-from .tree.params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, TREE_CONSTANTS, SearchParams
+from .tree.params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, TREE_CONSTANTS, SearchParams, tree_params
 
 #: The rules that run the numba tree search (MCPS is the agent's default).
 TREE_RULES: tuple[str, ...] = tuple(RULES)
@@ -34,12 +34,9 @@ _FLAT: dict[str, Callable[..., Search]] = dict(zip(FLAT_RULES, (MonteCarloSearch
 
 
 def machine_cores() -> int:
-    """The cores this process may run on: its CPU affinity, which a container's
-    cpuset narrows where `os.cpu_count` would still count the host's."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """The cores this process may run on (`cores.allowed_cores`: its CPU
+    affinity, which a container's cpuset or `taskset` narrows)."""
+    return len(allowed_cores())
 
 
 #: A tree per core unless asked otherwise (`--threads`, `threads=` in a player
@@ -47,6 +44,21 @@ def machine_cores() -> int:
 #: agents pondering with two threads each on a two-core machine answer in time
 #: (docs/search.md, "Batched leaves and both cores").
 DEFAULT_THREADS = machine_cores()
+
+
+def make_tree_search(
+    rule: str,
+    machine: StateMachine,
+    role_index: int,
+    *,
+    seed: Optional[int] = None,
+    options: Optional[dict] = None,
+    **settings,
+) -> TreeSearch:
+    """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
+    (text values are converted), `settings` go to `TreeSearch` (ponder,
+    memory_cap, clock_seconds, ...)."""
+    return TreeSearch(machine, role_index, params=tree_params(rule, options), seed=seed, **settings)
 
 
 def search_threads(threads: Optional[int], machine: StateMachine) -> int:
@@ -64,7 +76,7 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
                 **settings) -> Search:
     """A search of the named rule for role index `role_index` over `machine`.
 
-    `settings` go to the tree searches (`tree_search.make_tree_search`):
+    `settings` go to the tree searches (`make_tree_search`):
     `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
     `memory_cap`, `clock_seconds`, `start_seconds` (what the START decisions
     may take, `start_choices.start_budget`), `batch` (leaves at once on the lanes; 1:

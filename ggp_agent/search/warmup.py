@@ -36,7 +36,7 @@ from ..propnet.numba_cache import counting_compilations
 from ..propnet.sparse_plan import planned
 from ..reasoner.statemachine import StateMachine
 from .choices import codes_choice
-from .driver.tree_search import make_tree_search
+from .registry import make_tree_search
 from .registry import make_search
 from .runners import kernels, lane_search
 from .tree import collect, iteration, mcps, regret, root, select, solver, table
@@ -183,7 +183,8 @@ def _exercise_threads(parallel: str, machine: StateMachine) -> None:
 
 def _exercise_search(rule: str, machine: StateMachine) -> None:
     """A whole game of the tiny game against itself, with root moves and collections."""
-    search = make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20, options={"rho": 2, "amaf_alloc": 1})
+    options = {"rho": 2, "amaf_alloc": 1, **({"priors": "fitted"} if rule == "mcps" else {})}
+    search = make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20, options=options)
     state = machine.initial_state()
     search.prepare(state)
     # a root change without a joint move (GDL-II's determinizations): MCPS

@@ -18,7 +18,7 @@ from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search.tree import mcps
 from ggp_agent.search.tree.arena import C_ROOT, Capacity, new_arena
-from ggp_agent.search.driver.tree_search import make_tree_search
+from ggp_agent.search.registry import make_tree_search
 from ggp_agent.search.driver.figures import discordance, window_stat
 from ggp_agent.search.tree.params import SearchParams
 from ggp_agent.search.tree.select import exploration, mcps_value, prior_exploration, prior_weights

@@ -14,7 +14,7 @@ from ggp_agent.gdl.terms import Compound
 from ggp_agent.search.tree import table
 from ggp_agent.search.choices.codes_choice import EFFECTS_FROM, choose_codes
 from ggp_agent.search.choices.destinations import destination_positions, pooled_share
-from ggp_agent.search.driver.tree_search import make_tree_search
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 

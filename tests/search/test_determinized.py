@@ -17,7 +17,7 @@ from ggp_agent.search.tree.arena import C_FORCE_EDGE, C_ROOT, PROVEN
 from ggp_agent.search.contract.belief import Belief
 from ggp_agent.search.hidden.determinized import make_determinized_search
 from ggp_agent.search.registry import make_search
-from ggp_agent.search.driver.tree_search import make_tree_search
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 

@@ -21,7 +21,8 @@ from ggp_agent.search.tree.params import MCPS_LEAF_PLAYOUTS, P_LEAF_PLAYOUTS, Se
 from ggp_agent.search.registry import make_search
 from ggp_agent.search.runners.serial import MachineRunner, PropnetRunner
 from ggp_agent.search.parallel.shared_tree import SharedTreeSearch
-from ggp_agent.search.driver.tree_search import TreeSearch, make_tree_search
+from ggp_agent.search.driver.tree_search import TreeSearch
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 

@@ -19,7 +19,7 @@ from ggp_agent.search.tree.params import (
 )
 from ggp_agent.search.choices.priors_choice import RETURNING_FROM, choose_priors, returning_share
 from ggp_agent.search.choices.start_choices import start_budget
-from ggp_agent.search.driver.tree_search import make_tree_search
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES, shared_path
 

@@ -23,7 +23,8 @@ from ggp_agent.search.tree.arena import (
 from ggp_agent.search.driver.figures import answer_summary
 from ggp_agent.search.tree.root import best_edge, root_child
 from ggp_agent.search.tree.solver import _proof_rank, proof_rank
-from ggp_agent.search.driver.tree_search import TreeSearch, make_tree_search
+from ggp_agent.search.driver.tree_search import TreeSearch
+from ggp_agent.search.registry import make_tree_search
 from ggp_agent.search.tree.params import MCPS_PICK_REFRESH, P_PICK_REFRESH, SearchParams
 from ggp_agent.search.tree.select import PICK_STAND_MAX, _let_stand, _standing_pick
 from ggp_agent.search.warmup import all_kernels

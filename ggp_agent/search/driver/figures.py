@@ -20,8 +20,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ..tree.arena import (
-    C_FREEZES, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH, C_NODES, C_PROVEN, C_ROLLOUT_STEPS,
-    C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena, arena_bytes,
+    C_FREEZES, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_MAX_DEPTH, C_NODES, C_PROBE_ENDS, C_PROBES, C_PROVEN,
+    C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, EXPANDED, PROVEN, Arena, arena_bytes,
 )
 from ..tree.root import best_edge, depth_of_tree
 
@@ -52,6 +52,8 @@ def arena_figures(A: Arena) -> dict:
         "root_visits": int(A.node_visits[root]),
         "root_proven": bool(A.node_flags[root] & PROVEN),
         "proven_nodes": int(c[C_PROVEN]),
+        "probes": int(c[C_PROBES]),
+        "probe_ends": int(c[C_PROBE_ENDS]),
         "frozen": int(c[C_FREEZES]),
         "pool_full": int(c[C_FULL]),
         "memory_mb": round(arena_bytes(A) / 2**20, 1),

@@ -42,10 +42,12 @@ from ..choices.start_choices import decide_auto_settings
 from ..contract.interface import Search
 from ..runners.lane_runner import choose_runner
 from ..tree import iteration
-from ..tree.arena import C_INTERRUPT, C_ROOT, EXPANDED, Arena, arena_bytes, half_full, new_arena, plan_capacity
-from ..tree.params import EFFECT_CODINGS, P_SOLVER, SearchParams, tree_params
+from ..tree.arena import (C_INTERRUPT, C_ROOT, C_ROOT_STEP, EXPANDED, Arena, arena_bytes, half_full, new_arena,
+                          plan_capacity)
+from ..tree.params import EFFECT_CODINGS, P_SOLVER, SearchParams
 from ..tree.root import move_decided, played_edge
 from ..tree.select import role_best_goal
+from .prior_fitting import PriorFitting
 from .figures import answer_summary, arena_figures, kept_share, root_figures
 from .root_change import collect_tree, node_after
 from .votes import tree_votes
@@ -110,6 +112,7 @@ class TreeSearch(Search):
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
+        self._fitting: Optional[PriorFitting] = None  # priors="fitted" (set at prepare)
         #: why each setting decided at START holds the value it holds
         self._reasons = {"codes": "set by the options", "priors": f"priors={params.priors} as configured"}
 
@@ -129,6 +132,7 @@ class TreeSearch(Search):
                                                     self.start_seconds)
         self._packed = self.params.pack()
         self._reasons.update(reasons)
+        self._fitting = PriorFitting() if self.params.priors == "fitted" else None
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
             n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
@@ -205,6 +209,7 @@ class TreeSearch(Search):
             P = self._packed
             old_visits = int(A.node_visits[int(A.counters[C_ROOT])])
             child, found_by = node_after(A, P, self.params, runner, joint_move, state)
+            A.counters[C_ROOT_STEP] += joint_move is not None  # the probes' depth gate counts from the start
             if child >= 0:
                 iteration.set_root(A, P, child)
             else:  # no room even for the new root: start afresh now
@@ -309,6 +314,7 @@ class TreeSearch(Search):
             self._collect_if_pending()
             while done < iterations:
                 ran = self._runner.run(self.arena, self._packed, min(4096, iterations - done))
+                self._fit_priors()
                 done += ran
                 if ran == 0:
                     break
@@ -326,6 +332,7 @@ class TreeSearch(Search):
                 began = time.perf_counter()
                 ran = self._runner.run(self.arena, self._packed, self._batch)
                 self._adapt(ran, time.perf_counter() - began)
+                self._fit_priors()
                 done += ran
                 if ran == 0:
                     break
@@ -374,7 +381,12 @@ class TreeSearch(Search):
         self._think_seconds += elapsed * share
         self._total_iterations += ran
         self._adapt(ran, elapsed)
+        self._fit_priors()
         return ran
+
+    def _fit_priors(self) -> None:
+        if self._fitting is not None:
+            self._fitting.update(self.arena, self._packed)
 
     def _publish_locked(self) -> None:
         """After a batch: what the player reads without waiting (the move, the
@@ -467,6 +479,7 @@ class TreeSearch(Search):
             "codes_reason": self._reasons["codes"],
             "priors": self.params.priors,
             "priors_reason": self._reasons["priors"],
+            **(self._fitting.figures() if self._fitting is not None else {}),
             **arena_figures(A),
             "total_iterations": self._total_iterations,
             "collections": self._collections,
@@ -484,17 +497,3 @@ class TreeSearch(Search):
             figures["top_moves"] = []
         return figures
 
-
-def make_tree_search(
-    rule: str,
-    machine: StateMachine,
-    role_index: int,
-    *,
-    seed: Optional[int] = None,
-    options: Optional[dict] = None,
-    **settings,
-) -> TreeSearch:
-    """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
-    (text values are converted), `settings` go to `TreeSearch` (ponder,
-    memory_cap, clock_seconds, ...)."""
-    return TreeSearch(machine, role_index, params=tree_params(rule, options), seed=seed, **settings)

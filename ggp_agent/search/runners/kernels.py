@@ -33,6 +33,7 @@ from ..tree.iteration import (
 )
 from ..tree.params import P_CODES, P_MAX_ROLLOUT
 from ..tree.table import effect_code, learn_effect, new_node, set_terminal, tt_find, words_check
+from .probes import note_end, probe_children, probes_wanted
 
 
 @kernel
@@ -78,6 +79,9 @@ def _rollout(A, P, net, work, rng, saved):
     if steps < 0:
         steps = -1 - steps
         A.counters[C_BROKEN] += 1
+    elif steps > 0 and is_terminal(net, work):
+        # the last joint move's move codes (an effect-coded playout keeps them in A.joint)
+        note_end(A, A.joint if P[P_CODES] != 0.0 else A.rollout[steps - 1], A.counters[C_PATH] - 1 + steps)
     goals(net, work, A.goals)
     copy_work(work, saved)
     return steps
@@ -149,6 +153,8 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 _collect_legal(A, net, work)
                 outcome = expand(A, node)
                 if outcome == 1:
+                    if probes_wanted(A, P, node, depth):
+                        probe_children(A, P, net, work, node)
                     continue
                 n_rollout = _rollout(A, P, net, work, rng, saved)
                 break
@@ -171,6 +177,7 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
                 leaf_depth = depth + 1
             if is_terminal(net, work):
                 goals(net, work, A.goals)
+                note_end(A, joint, depth + 1)
                 if child >= 0:
                     set_terminal(A, child, A.goals)
             else:

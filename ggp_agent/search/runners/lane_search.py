@@ -58,6 +58,7 @@ from ..tree.table import choosers, find_child, learn_effect, set_terminal, words
 from .lane_copies import copy_source, owe_copies, take_copy
 from .lane_effects import keep_before, record_effects
 from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
+from .probes import note_end, probe_children, probes_wanted
 
 
 # lane phases
@@ -147,6 +148,17 @@ def _expand_known(A, net, work, node):
 
 
 @kernel
+def _note_lane_end(A, lanes, S, lane, forced, n_steps):
+    """The lane reached a terminal state: its last joint move (the forced
+    one, or its playout's last) and the depth it ended at (`probes.note_end`)."""
+    if not forced and n_steps == 0:
+        return
+    for r in range(A.joint.shape[0]):
+        A.joint[r] = S.forced[lane, r] if forced else lanes.role_choice[r, lane]
+    note_end(A, A.joint, S.length[lane] - 1 + S.chosen[lane] + n_steps)
+
+
+@kernel
 def _finish(A, P, S, lane, n_rollout):
     """Back the lane's iteration up (goals in S.goals[lane]); the lane is free."""
     _virtual_loss(A, S, lane, -1)
@@ -181,6 +193,8 @@ def _start(A, P, net, work, S, lane, rng):
             return False
         if status == NEED_EXPAND:
             if _expand_known(A, net, work, node) == 1:
+                if probes_wanted(A, P, node, depth):
+                    probe_children(A, P, net, work, node)
                 continue
             _from_arena(A, S, lane, 0)
             S.phase[lane] = LOAD_PLAY
@@ -336,6 +350,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 over = _attach(A, net, lanes, S, lane, over, effects)
                 if not over:
                     owe_copies(A, P, S, lane, S.words)
+            if over:
+                _note_lane_end(A, lanes, S, lane, phase == CHILD, steps[lane])
             if over or steps[lane] >= limit:
                 lane_goals(net, value, lane, S.goals[lane])
                 _finish(A, P, S, lane, steps[lane])

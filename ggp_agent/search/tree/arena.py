@@ -89,7 +89,13 @@ C_INTERRUPT = 23     # set by another thread: the running batch stops at its nex
 C_CHANCE = 24        # the chance role (GDL-II's random: uniform at every node), or -1
 C_FORCE_EDGE = 25    # a root edge every descent takes (ensemble searches force a root move), or -1
 C_LOCK = 26          # 1 while a thread of a shared tree works on the tree (a spin lock)
-N_COUNTERS = 27
+C_ROOT_STEP = 27     # joint moves the match has played up to the root
+C_MIN_END = 28       # the earliest joint move (counted from the match's start) a playout ended a game at
+C_PROBES = 29        # children computed by probes at expansions (`runners/probes.py`), ever
+C_PROBE_ENDS = 30    # of them, terminal ones, ever
+N_COUNTERS = 31
+#: C_MIN_END before any playout ended a game.
+NO_END = 1 << 40
 
 
 class Arena(NamedTuple):
@@ -154,6 +160,7 @@ class Arena(NamedTuple):
     effect_code: np.ndarray  # int32[X]
     dynamic: np.ndarray      # uint64[n_words]: fluents whose next value depends on the moves
     code_group: np.ndarray   # int64[C]: destination codes: a move code's destination group, -1 none
+    code_ends: np.ndarray    # uint8[C]: 1 once move code c was the last move of a game (`runners/probes.py`)
     before: np.ndarray       # uint64[n_words], scratch: the state before a step
     gc_stack: np.ndarray     # int32[N]
     gc_remap: np.ndarray     # int32[N]
@@ -345,6 +352,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "effect_key": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.uint64),
         "effect_code": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.int32),
         "dynamic": ((n_words,), np.uint64), "code_group": ((c,), np.int64), "before": ((n_words,), np.uint64),
+        "code_ends": ((c,), np.uint8),
         "gc_stack": ((n,), np.int32), "gc_remap": ((n,), np.int32),
         "counters": ((N_COUNTERS,), np.int64),
     }
@@ -452,6 +460,7 @@ def new_arena(
     counters[C_FORCE_EDGE] = -1
     counters[C_AMAF_REF] = -1
     counters[C_PERM_REF] = -1
+    counters[C_MIN_END] = NO_END
     return Arena(**arrays)
 
 

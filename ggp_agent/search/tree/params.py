@@ -59,7 +59,8 @@ P_ROOT_PRIOR_BIAS = 21
 P_PRIOR_EXPLORE = 22
 P_LEAF_PLAYOUTS = 23
 P_PICK_REFRESH = 24
-N_PARAMS = 25
+P_PROBE = 25
+N_PARAMS = 26
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -75,7 +76,7 @@ ROOT_WINDOWS = ("restrict", "clear", "keep")
 
 #: How MCPS weighs its priors (see `SearchParams.priors`): "auto" is decided
 #: when the search starts (`priors_choice.py`); packed before that, it reads as "whole".
-PRIORS = ("auto", "whole", "capped")
+PRIORS = ("auto", "whole", "capped", "fitted")
 #: What "capped" sets where the options leave `prior_bias` and `root_explore`
 #: at 0: a prior worth at most 100 playouts of the edge itself, and UCT's
 #: constant at the root (measured: docs/experiments.md).
@@ -99,6 +100,7 @@ MCPS_PICK_REFRESH = 0.1
 RULE_DEFAULTS: dict[str, tuple[float, float]] = {
     "leaf_playouts": (MCPS_LEAF_PLAYOUTS, 1),
     "pick_refresh": (MCPS_PICK_REFRESH, 0.0),
+    "probe": (1.0, 0.0),
 }
 
 PLAYOUT_RANDOM = 0
@@ -158,7 +160,11 @@ class SearchParams:
       default): decided when the search starts, from the rules: capped where
       a played move code leaves the legal moves and comes back (a piece moves
       away and another arrives), whole where none does (placements, cells
-      once marked) (`priors_choice.py`).
+      once marked) (`priors_choice.py`). "fitted": whole at first, then
+      weighed during the match by the bias the tree measures in them
+      (`prior_fit.py`, `driver/prior_fitting.py`): a prior worth
+      m / (1 + (b²/σ²)·m) playouts of the edge, so priors that agree with
+      the tree keep their weight and priors that mislead lose it.
     - `amaf`, `perm`: weights on the AMAF count ñ and the permutation count n̂ in
       the MCPS value (1: the paper; 0: without that source).
     - `amaf_own`: whether an edge's AMAF prior ñ, Q̃ counts the playouts of
@@ -227,6 +233,12 @@ class SearchParams:
       values, so the scan would mostly choose the same edge again, and the
       scans are most of a descent's cost. Unset (None): MCPS_PICK_REFRESH
       for MCPS, 0 for UCT and GRAVE, which stay the published baselines.
+    - `probe`: when a node where one role chooses is expanded (with the
+      solver on, on a propnet), that role's moves whose codes have ended a
+      game in some playout are played one step ahead, and the children that
+      end the game are attached and proven at once (`runners/probes.py`): a
+      win in one is seen without waiting for the priors to try it. Unset
+      (None): on for MCPS, off for UCT and GRAVE (the published baselines).
     """
 
     rule: str = "mcps"
@@ -256,6 +268,7 @@ class SearchParams:
     prior_explore: float = 0.0
     leaf_playouts: Optional[int] = None
     pick_refresh: Optional[float] = None
+    probe: Optional[bool] = None
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -315,6 +328,7 @@ class SearchParams:
         packed[P_PRIOR_EXPLORE] = self.prior_explore
         packed[P_LEAF_PLAYOUTS] = self.by_rule("leaf_playouts")
         packed[P_PICK_REFRESH] = self.by_rule("pick_refresh")
+        packed[P_PROBE] = float(self.by_rule("probe"))
         return packed
 
     def by_rule(self, name: str) -> float:

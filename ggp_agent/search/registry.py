@@ -42,7 +42,7 @@ def machine_cores() -> int:
 #: A tree per core unless asked otherwise (`--threads`, `threads=` in a player
 #: spec): the play clock buys twice the iterations on two cores, and two
 #: agents pondering with two threads each on a two-core machine answer in time
-#: (docs/search.md, "Batched leaves and both cores").
+#: (docs/search.md, "Threads: root and tree parallelism").
 DEFAULT_THREADS = machine_cores()
 
 

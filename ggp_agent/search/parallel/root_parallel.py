@@ -11,7 +11,7 @@ Why root parallelism is the default rather than two threads on one tree
 (`shared_tree.py`): it keeps every kernel single-threaded (the trees share
 only the read-only network) and takes no lock a preempted thread could hold;
 at equal time on NoGo 7x7 the shared tree leaned stronger, within the
-interval (docs/search.md, "Batched leaves and both cores").
+interval (docs/experiments.md, "What each default setting is worth").
 """
 
 from __future__ import annotations

@@ -85,12 +85,12 @@ CAPPED_ROOT_EXPLORE = 0.4
 
 #: MCPS's playouts per leaf on the lanes where `leaf_playouts` is unset (the
 #: baselines, UCT and GRAVE, keep one, as published). Measured against one,
-#: docs/experiments.md ("Two playouts per leaf").
+#: docs/experiments.md ("What each default setting is worth").
 MCPS_LEAF_PLAYOUTS = 2
 
 #: MCPS's standing picks where `pick_refresh` is unset (the baselines scan at
 #: every descent, as published). Measured against none, docs/experiments.md
-#: ("Standing picks").
+#: ("What each default setting is worth").
 MCPS_PICK_REFRESH = 0.1
 
 #: The settings whose unset value (None) depends on the rule: (MCPS's value,

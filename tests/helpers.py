@@ -25,7 +25,7 @@ import pytest
 
 from ggp_agent.player.config import PlayerConfig
 from ggp_agent.player.player import Player
-from ggp_agent.search.tree import expand
+from ggp_agent.search.tree.iteration import expand
 from ggp_agent.server.app import start_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -205,7 +205,8 @@ class ServeProcess:
     def log(self) -> str:
         if self.log_path is None:
             return "(no log kept)"
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def stop(self) -> int:
@@ -396,7 +397,7 @@ DOORS = """
 
 def give_edges(A, node: int, codes_by_role: list[list[int]]) -> None:
     """Give `node` of a hand-made arena one edge per code, role after role
-    (as `tree.expand` does from the legal moves)."""
+    (as `iteration.expand` does from the legal moves)."""
     flat = [c for codes in codes_by_role for c in codes]
     A.legal[: len(flat)] = flat
     A.legal_count[:] = [len(codes) for codes in codes_by_role]

@@ -6,6 +6,11 @@ propnet -> engines -> search -> player -> server -> referee -> cli. A module
 may import from its own layer and earlier ones, never from a later one, and no
 import cycle may join two modules (function-level imports count too: a lazy
 import is still a dependency).
+
+A layer may be divided into rooms, sub-packages in an order of their own
+(`ROOMS`): inside the layer a module imports from its own room and the rooms
+before it, never a later one; the layer's top-level modules come after every
+room (they may import any room, and no room imports them).
 """
 
 from __future__ import annotations
@@ -20,6 +25,14 @@ from ggp_agent.gdl.analysis import strongly_connected_components
 PACKAGE = Path(__file__).resolve().parents[1] / "ggp_agent"
 
 LAYERS = ("gdl", "reasoner", "propnet", "engines", "search", "player", "server", "referee", "cli")
+
+#: The rooms of a layer, first to last (the `__init__` docstring of `ggp_agent/search` says what each is for).
+ROOMS = {
+    "search": ("contract", "tree", "choices", "runners", "driver", "parallel", "hidden"),
+}
+
+#: A layer with rooms keeps at most this many modules beside them.
+MAX_TOP_MODULES = 12
 
 #: No module of the package is longer than this (a longer one is usually two jobs).
 MAX_LINES = 500
@@ -60,7 +73,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 #: Modules beneath every layer: they import nothing from the package, and anything may import them.
-FOUNDATION = ("folders",)
+FOUNDATION = ("folders", "cores")
 
 
 def layer_of(name: str) -> int:
@@ -68,6 +81,24 @@ def layer_of(name: str) -> int:
     if len(parts) == 1 or parts[1] in FOUNDATION:
         return -1  # the package itself, and its foundation
     return LAYERS.index(parts[1])
+
+
+def rank_of(name: str) -> tuple[int, int]:
+    """(layer, room) of a module: a module may import only modules of rank at
+    most its own. A layer's top-level modules rank after its rooms."""
+    parts = name.split(".")
+    rooms = ROOMS.get(parts[1], ()) if len(parts) > 1 else ()
+    if len(parts) > 2 and parts[2] in rooms:
+        return layer_of(name), rooms.index(parts[2])
+    return layer_of(name), len(rooms)
+
+
+def place_name(name: str) -> str:
+    layer, room = rank_of(name)
+    if layer < 0:
+        return "foundation"
+    rooms = ROOMS.get(LAYERS[layer], ())
+    return f"{LAYERS[layer]}.{rooms[room]}" if room < len(rooms) else LAYERS[layer]
 
 
 def dependency_graph() -> dict[str, set[str]]:
@@ -82,16 +113,44 @@ def test_every_module_belongs_to_a_layer():
             f"{name} is in no layer; add it to one (docs/architecture.md)"
 
 
-def test_imports_never_go_from_an_earlier_layer_to_a_later_one():
-    def layer_name(module: str) -> str:
-        return "foundation" if layer_of(module) < 0 else LAYERS[layer_of(module)]
-
-    wrong = [
-        f"{name} (layer {layer_name(name)}) imports {target} (layer {layer_name(target)})"
-        for name, targets in dependency_graph().items()
+def against_the_grain(graph: dict[str, set[str]]) -> list[str]:
+    """Every import in `graph` from an earlier layer or room to a later one."""
+    return [
+        f"{name} ({place_name(name)}) imports {target} ({place_name(target)})"
+        for name, targets in graph.items()
         for target in sorted(targets)
-        if layer_of(target) > layer_of(name)
+        if rank_of(target) > rank_of(name)
     ]
+
+
+def test_every_module_of_a_layer_with_rooms_is_in_a_room_or_at_its_top():
+    for name, path in all_modules().items():
+        parts = name.split(".")
+        if len(parts) > 3 or (len(parts) == 3 and path.name == "__init__.py"):
+            if parts[1] in ROOMS:
+                assert parts[2] in ROOMS[parts[1]], \
+                    f"{name} is in no room of {parts[1]}; add its sub-package to ROOMS (and to the layer's docstring)"
+
+
+def test_a_layer_with_rooms_keeps_few_modules_beside_them():
+    for layer in ROOMS:
+        top = [name for name, path in all_modules().items()
+               if name.count(".") == 2 and name.split(".")[1] == layer and path.name != "__init__.py"]
+        assert len(top) <= MAX_TOP_MODULES, \
+            f"{layer} has {len(top)} top-level modules: {sorted(top)}; move some into a room"
+
+
+def test_every_room_says_what_it_is_for():
+    for layer, rooms in ROOMS.items():
+        for room in rooms:
+            init = PACKAGE / layer / room / "__init__.py"
+            assert init.is_file(), f"{layer}.{room} has no __init__.py"
+            docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+            assert docstring, f"{layer}.{room}'s __init__ has no docstring"
+
+
+def test_imports_never_go_from_an_earlier_layer_or_room_to_a_later_one():
+    wrong = against_the_grain(dependency_graph())
     assert not wrong, "imports against the data flow:\n" + "\n".join(wrong)
 
 
@@ -103,11 +162,25 @@ def test_no_import_cycle_inside_the_package():
 
 
 def test_the_checker_sees_a_cycle_and_a_backward_import():
-    """The two checks above on a made-up graph: they must be able to fail."""
+    """The checks above on a made-up graph: they must be able to fail."""
     graph = {"ggp_agent.search.a": {"ggp_agent.player.b"}, "ggp_agent.player.b": {"ggp_agent.search.a"}}
     components = strongly_connected_components(sorted(graph), lambda name: sorted(graph[name]))
     assert [sorted(c) for c in components if len(c) > 1] == [["ggp_agent.player.b", "ggp_agent.search.a"]]
-    assert layer_of("ggp_agent.player.b") > layer_of("ggp_agent.search.a")
+    assert against_the_grain(graph) == ["ggp_agent.search.a (search) imports ggp_agent.player.b (player)"]
+
+
+def test_the_checker_sees_an_import_against_the_rooms():
+    """A room importing a later room, or the layer's top, is against the grain;
+    the reverse, and a room importing an earlier layer, are not."""
+    graph = {
+        "ggp_agent.search.tree.select": {"ggp_agent.search.driver.tree_search", "ggp_agent.propnet.jit"},
+        "ggp_agent.search.hidden.determinized": {"ggp_agent.search.registry", "ggp_agent.search.driver.tree_search"},
+        "ggp_agent.search.registry": {"ggp_agent.search.hidden.determinized"},
+    }
+    assert against_the_grain(graph) == [
+        "ggp_agent.search.tree.select (search.tree) imports ggp_agent.search.driver.tree_search (search.driver)",
+        "ggp_agent.search.hidden.determinized (search.hidden) imports ggp_agent.search.registry (search)",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(all_modules()))

@@ -128,7 +128,8 @@ def run_bench(args) -> int:
 
 def _bench_search(args, game) -> dict:
     from ..search.bench import bench_opening, bench_selfplay, bench_threads
-    from ..search.params import RULES, checked_options
+    from ..search.registry import checked_options
+    from ..search.tree.params import RULES
     from ..search.warmup import ensure_warm
 
     rules = [rule.strip() for rule in args.search.split(",") if rule.strip()]

@@ -51,7 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _options(args) -> dict:
     """The --option items as search options, by the parser `serve` and `bench` use."""
-    from ..search.params import checked_options
+    from ..search.registry import checked_options
 
     try:
         return dict(checked_options(args.option))
@@ -182,7 +182,7 @@ def _child(args) -> int:
         bench_net(machine.net, args.seconds, 1000, strategies=("lanes",))
         return 0
     from ..search.bench import opening_chooser
-    from ..search.tree_search import make_tree_search
+    from ..search.registry import make_tree_search
 
     options = _options(args)
     state = machine.initial_state()

@@ -17,10 +17,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ..cores import parse_cores, pin_this_process
 from ..engines import ENGINES
 from ..player.config import PLAYER_KINDS
-from ..search.params import PARALLEL, SEARCH_RULES, checked_options
-from ..search.settings import parse_flag
+from ..search.registry import checked_options
+from ..search.tree.params import PARALLEL, SEARCH_RULES
+from ..search.tree.settings import parse_flag
 from .errors import CommandError
 
 log = logging.getLogger(__name__)
@@ -32,7 +34,8 @@ SERVE_ENVIRONMENT = {
     "margin": "GGP_MARGIN", "think_time": "GGP_THINK_TIME", "records": "GGP_RECORDS",
     "max_body": "GGP_MAX_BODY", "log_file": "GGP_LOG_FILE", "warmup": "GGP_WARMUP",
     "ponder": "GGP_PONDER", "memory": "GGP_MEMORY", "search_options": "GGP_SEARCH_OPTIONS",
-    "threads": "GGP_THREADS", "parallel": "GGP_PARALLEL", "abandon_grace": "GGP_ABANDON_GRACE",
+    "threads": "GGP_THREADS", "parallel": "GGP_PARALLEL", "cpus": "GGP_CPUS",
+    "abandon_grace": "GGP_ABANDON_GRACE",
 }
 
 
@@ -80,6 +83,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="think only on our own turns [GGP_PONDER=0]")
     serve.add_argument("--threads", type=int, default=_env("threads", None), metavar="N",
                        help="cores a search uses (default: every core; a game on Prolog uses one) [GGP_THREADS]")
+    serve.add_argument("--cpus", default=_env("cpus", None), metavar="LIST",
+                       help="keep the whole server on these cores, as `taskset -c` names them (0, 0,1, 2-3); "
+                            "its search then takes one thread per core unless --threads says otherwise; "
+                            "for a fair match beside another player pinned to other cores [GGP_CPUS]")
     serve.add_argument("--parallel", default=_env("parallel", "root"), choices=SERVE_CHOICES["parallel"],
                        help="how several threads search: root, a tree each merged at the root (default); tree, "
                             "one tree shared by the threads on the propnet's lanes [GGP_PARALLEL]")
@@ -136,15 +143,18 @@ def run_serve(args) -> int:
     _check_environment_choices(args)
     try:
         search_options = checked_options(args.search_options)
+        cpus = None if args.cpus is None else parse_cores(args.cpus)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    if cpus is not None:  # every later thread inherits it
+        pin_this_process(cpus)
     config = PlayerConfig(
         name=args.name, search=args.search or PLAYER_KINDS[args.player], engine=args.engine,
         search_options=search_options,
         max_matches=args.max_matches, safety_margin=args.margin, think_time=args.think_time,
         record_dir=args.records, ponder=args.ponder,
         memory_cap=None if args.memory is None else int(float(args.memory) * 2**20),
-        threads=None if args.threads is None else int(args.threads), parallel=args.parallel,
+        threads=None if args.threads is None else int(args.threads), parallel=args.parallel, cpus=cpus,
         abandon_grace=float(args.abandon_grace),
     )
     if config.threads is not None and config.threads < 1:

@@ -28,7 +28,9 @@ class PlayerConfig:
     bounds its arenas in bytes (all threads together), `threads` is how many
     cores it searches on (None: every core, `search.registry.DEFAULT_THREADS`; one tree per thread,
     merged at the root, or one shared tree with `parallel="tree"`) and
-    `batch` how many leaves it plays out at once on
+    `cpus`, when set, keeps the player's threads (its engine work and its
+    search) on those cores (`cores.py`), and a search with `threads` unset
+    then takes one thread per core named; `batch` how many leaves it plays out at once on
     the propnet's lanes (None: as many as the tree's age and the time left
     allow, up to 256; 1: one at a time, the search before the lanes). The `auto` engine builds a propnet within
     `engines.propnet_budget` of the start clock (at most `propnet_time_limit`),
@@ -50,4 +52,13 @@ class PlayerConfig:
     threads: Optional[int] = None
     parallel: str = "root"
     batch: Optional[int] = None
+    cpus: Optional[tuple[int, ...]] = None
     propnet_time_limit: float = 60.0
+
+    @property
+    def search_threads(self) -> Optional[int]:
+        """The threads the search gets: `threads`, else one per core of `cpus`,
+        else None (the search's default, every core of the process)."""
+        if self.threads is None and self.cpus is not None:
+            return len(self.cpus)
+        return self.threads

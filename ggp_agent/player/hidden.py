@@ -32,7 +32,7 @@ import time
 from typing import Optional
 
 from ..reasoner.prolog_thread import urgent_calls
-from ..search.belief import BeliefUpdate, belief_budget
+from ..search.contract.belief import BeliefUpdate, belief_budget
 from .match import Match
 from .play import MatchError, TurnTaker, quietly
 from .protocol import PerceptPlay, PerceptStop

@@ -29,8 +29,8 @@ from typing import Optional
 from ..gdl.board import BoardLayout
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
-from ..search.belief import Belief
-from ..search.interface import Search
+from ..search.contract.belief import Belief
+from ..search.contract.interface import Search
 from .protocol import Start
 from .records import MatchRecord
 

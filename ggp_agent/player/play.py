@@ -40,7 +40,7 @@ from typing import Callable, Optional
 from ..gdl.terms import Term
 from ..reasoner.prolog_thread import urgent_calls
 from ..reasoner.statemachine import State, StateMachine
-from ..search.interface import Search
+from ..search.contract.interface import Search
 from .config import PlayerConfig
 from .match import Following, Match, ReplySource, TurnLog, UnsentReply
 from .protocol import Play, ProtocolError

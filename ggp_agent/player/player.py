@@ -37,14 +37,15 @@ import random
 import time
 from typing import Callable, Optional
 
+from ..cores import pin_this_thread
 from ..engines import make_state_machine, propnet_budget
 from ..gdl import Dialect, Term, ValidatedGame, load_game
 from ..reasoner.statemachine import StateMachine
-from ..search.arena import match_seconds
-from ..search.belief import Belief
-from ..search.interface import Search
+from ..search.tree.arena import match_seconds
+from ..search.contract.belief import Belief
+from ..search.contract.interface import Search
 from ..search.registry import make_search
-from ..search.start_choices import start_budget
+from ..search.choices.start_choices import start_budget
 from . import collector
 from .config import PlayerConfig
 from .ending import Endings
@@ -97,11 +98,14 @@ class Player:
         self._matches: dict[str, Match] = {}
         # Engine work (compile, apply a move, clean up) and calls into the search
         # use separate pools, so a search that hangs cannot starve the engine.
+        # With `cpus`, every pool thread is pinned as it starts, and the search
+        # threads a compile starts inherit the pinning (cores.py).
+        pinning = {} if config.cpus is None else {"initializer": pin_this_thread, "initargs": (config.cpus,)}
         self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=2 + 2 * config.max_matches, thread_name_prefix="ggp-engine"
+            max_workers=2 + 2 * config.max_matches, thread_name_prefix="ggp-engine", **pinning
         )
         self._search_pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=2 * config.max_matches, thread_name_prefix="ggp-search"
+            max_workers=2 * config.max_matches, thread_name_prefix="ggp-search", **pinning
         )
         self.messages_handled = 0
         self.margins = AdaptiveMargin(base=config.safety_margin)
@@ -335,7 +339,7 @@ class Player:
         return make_search(
             self.config.search, machine, role_index, seed=self._next_seed(), hidden=hidden,
             options=dict(self.config.search_options), ponder=self.config.ponder,
-            memory_cap=self.config.memory_cap, threads=self.config.threads, parallel=self.config.parallel,
+            memory_cap=self.config.memory_cap, threads=self.config.search_threads, parallel=self.config.parallel,
             batch=self.config.batch, clock_seconds=match_seconds(start.start_clock, start.play_clock),
             start_seconds=start_budget(start.start_clock),
         )

@@ -3,7 +3,7 @@
 Numba stamps a cached kernel with its own source file only. A kernel inlines
 the kernels it calls and freezes the module-level constants it reads (the
 search's field indexes, the propnet's word sizes), and those live in other
-files: after an edit to `mcps.py`, `tree.py`'s cached kernels went on running
+files: after an edit to `mcps.py`, `iteration.py`'s cached kernels went on running
 the old `mcps` code until someone deleted the cache by hand, and a package
 upgrade that changed only a callee's file would do the same to a user's
 install.

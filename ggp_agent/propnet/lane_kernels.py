@@ -14,7 +14,7 @@ at `max_steps` gets that state's goals). `lanes` is an `arrays.Lanes` (one per
 thread); the other types are those of `state_kernels.py`.
 
 The steps of a lane playout are kernels of their own, so that the search's
-lane kernel (`search/lane_search.py`) can drive lanes its own way:
+lane kernel (`search/runners/lane_search.py`) can drive lanes its own way:
 
     lane_forward(net, lanes, lo, hi)      gates lo..hi-1 for every lane (`lane_gates`)
     clear_inputs(net, lanes)              no move chosen in any lane
@@ -219,7 +219,7 @@ def prefer_moves(net, lanes, rng, movers, order, sixteenths):
     role_lo[r + 1] - 1 listed in that slice in the order of preference).
 
     This is an epsilon-greedy playout policy (the search ranks moves by their
-    average reward, `search/mast.py`) kept bit-sliced: each lane draws a 4-bit
+    average reward, `search/tree/mast.py`) kept bit-sliced: each lane draws a 4-bit
     number, compared with `sixteenths` for 64 lanes per word operation, and
     one pass down the ranked codes serves every lane that takes its preferred
     move, ending when all have one.

@@ -24,6 +24,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
+from ..cores import unpin_this_thread
 from . import swipl
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,9 @@ class PrologThread:
         return future.result()
 
     def _run(self) -> None:
+        # Every player of the process calls Prolog: its thread runs on every core
+        # the process may use, whichever pinned player's thread started it.
+        unpin_this_thread()
         try:
             swipl.initialize()
             from .prolog_query import call_predicate, consult_runtime  # needs the API bound

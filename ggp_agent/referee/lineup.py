@@ -13,8 +13,10 @@ Keys of an in-process configuration: `search` (a search rule), `engine`,
 `margin` (safety margin in seconds), `name`, `seed`; for the tree searches
 (mcps, grave, uct) also `ponder` (0 or 1), `mem` (arena cap in MB), `threads`
 (cores; default every core), `parallel` (root: a tree per thread; tree: one shared
-tree), `batch` (leaves at once on the lanes; 1: one at a time) and any
-constant of `search.params.SearchParams` by name (`c`, `rho`, `bias`,
+tree), `batch` (leaves at once on the lanes; 1: one at a time), `cpus`
+(the cores its threads run on, `taskset -c` style with `+` for a comma:
+`cpus=1`, `cpus=0+1`, `cpus=2-3`) and any
+constant of `search.tree.params.SearchParams` by name (`c`, `rho`, `bias`,
 `amaf_alloc`, `max_rollout`, `window`, `solver`, `max_depth`), e.g.
 `agent:search=uct,c=0.7,ponder=0,time=0.5`.
 """
@@ -26,13 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from ..cores import parse_cores
 from ..engines import ENGINES
 from ..gdl import ValidatedGame
 from ..player.config import PLAYER_KINDS, PlayerConfig
 from ..player.player import Player
 from ..player.records import MatchRecord
-from ..search.params import CONSTANTS, PARALLEL, RULES, SEARCH_RULES, checked_option
-from ..search.settings import parse_flag
+from ..search.registry import CONSTANTS, checked_option
+from ..search.tree.params import PARALLEL, RULES, SEARCH_RULES
+from ..search.tree.settings import parse_flag
 from ..search.warmup import ensure_warm
 from ..server.app import RunningServer, start_server
 from .controller import GameController, PlayerAddress
@@ -126,6 +130,7 @@ _SPEC_KEYS = {
     "threads": ("threads", _at_least_one),
     "parallel": ("parallel", _one_of(PARALLEL, "parallel search")),
     "batch": ("batch", _at_least_one),
+    "cpus": ("cpus", parse_cores),
 }
 
 

@@ -10,7 +10,7 @@ our figure and the paper's in each cell. Nothing here plays or reads files.
 How the appendix quantities are measured: each player's own record holds, for
 every move its search chose, the search's figures for that move (iterations,
 iterations per second of thinking, mean playout length from the new leaf, mean
-depth of the new leaves; `search/tree_search.py`, reset at every root change).
+depth of the new leaves; `search/driver/tree_search.py`, reset at every root change).
 Per algorithm and cell: playouts per second = all iterations / all seconds of
 thinking; playout length and leaf depth = their per-move means weighted by the
 move's iterations; playouts per move = iterations / searched moves. Forced

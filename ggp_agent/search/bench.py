@@ -31,9 +31,9 @@ from typing import Mapping, Optional, Sequence
 from ..propnet.bench import bench_net
 from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
-from .arena import C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_NODES, C_ROLLOUT_STEPS, C_ROLLOUTS
+from .registry import make_tree_search
 from .registry import make_search
-from .tree_search import make_tree_search
+from .tree.arena import C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_NODES, C_ROLLOUT_STEPS, C_ROLLOUTS
 
 
 @dataclass

@@ -20,8 +20,8 @@ from typing import Optional, Sequence
 
 from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
-from .interface import Search
-from .worker import SearchWorker
+from .contract.interface import Search
+from .driver.worker import SearchWorker
 
 #: A playout stops after this many steps even if the game goes on (a value of 0
 #: is then backed up unless the state has goals); keeps one playout bounded.

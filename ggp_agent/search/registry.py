@@ -1,26 +1,31 @@
-"""Every search by its rule name (the names live in `params.py`: `SEARCH_RULES`).
+"""Every search by its rule name, and a player's search options by name.
 
-Tree rules (`mcps`, `grave`, `uct`) are the numba tree searches of
-`tree_search.py`, one per thread merged at the root (`parallel.py`) when a
-propnet runs them on several cores (in a GDL-II match, an ensemble of them:
-`determinized.py`); the flat rules (`mc`, `random`, `legal`) those of `flat.py`.
+Rule names live in `tree/params.py` (`SEARCH_RULES`). Tree rules (`mcps`,
+`grave`, `uct`) are the numba tree searches of `driver/tree_search.py`, one
+per thread merged at the root (`parallel/root_parallel.py`) or sharing one
+tree (`parallel/shared_tree.py`) when a propnet runs them on several cores
+(in a GDL-II match, an ensemble of them: `hidden/determinized.py`); the flat
+rules (`mc`, `random`, `legal`) those of `flat.py`. Options are the tree
+rules' constants (`SearchParams`) and the ensemble's (`EnsembleParams`),
+checked here by name for every caller (player specs, the command line).
 """
 
 from __future__ import annotations
 
-import os
-from typing import Callable, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
+from ..cores import allowed_cores
 from ..propnet.machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
-from .arena import DEFAULT_MEMORY_CAP
+from .contract.interface import Search
+from .driver.tree_search import TreeSearch
 from .flat import LegalSearch, MonteCarloSearch, RandomSearch
-from .interface import Search
-from .determinized import make_determinized_search
-from .parallel import RootParallelSearch
-from .params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, split_options
-from .shared_tree import SharedTreeSearch
-from .tree_search import make_tree_search, tree_params
+from .hidden.determinized import make_determinized_search
+from .hidden.ensemble import ENSEMBLE_CONSTANTS, EnsembleParams
+from .parallel.root_parallel import RootParallelSearch
+from .parallel.shared_tree import SharedTreeSearch
+from .tree.arena import DEFAULT_MEMORY_CAP
+from .tree.params import FLAT_RULES, PARALLEL, RULES, SEARCH_RULES, TREE_CONSTANTS, SearchParams, tree_params
 
 #: The rules that run the numba tree search (MCPS is the agent's default).
 TREE_RULES: tuple[str, ...] = tuple(RULES)
@@ -29,19 +34,31 @@ _FLAT: dict[str, Callable[..., Search]] = dict(zip(FLAT_RULES, (MonteCarloSearch
 
 
 def machine_cores() -> int:
-    """The cores this process may run on: its CPU affinity, which a container's
-    cpuset narrows where `os.cpu_count` would still count the host's."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """The cores this process may run on (`cores.allowed_cores`: its CPU
+    affinity, which a container's cpuset or `taskset` narrows)."""
+    return len(allowed_cores())
 
 
 #: A tree per core unless asked otherwise (`--threads`, `threads=` in a player
 #: spec): the play clock buys twice the iterations on two cores, and two
 #: agents pondering with two threads each on a two-core machine answer in time
-#: (docs/search.md, "Batched leaves and both cores").
+#: (docs/search.md, "Threads: root and tree parallelism").
 DEFAULT_THREADS = machine_cores()
+
+
+def make_tree_search(
+    rule: str,
+    machine: StateMachine,
+    role_index: int,
+    *,
+    seed: Optional[int] = None,
+    options: Optional[dict] = None,
+    **settings,
+) -> TreeSearch:
+    """A `TreeSearch` of the named rule; `options` override `SearchParams` fields
+    (text values are converted), `settings` go to `TreeSearch` (ponder,
+    memory_cap, clock_seconds, ...)."""
+    return TreeSearch(machine, role_index, params=tree_params(rule, options), seed=seed, **settings)
 
 
 def search_threads(threads: Optional[int], machine: StateMachine) -> int:
@@ -59,7 +76,7 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
                 **settings) -> Search:
     """A search of the named rule for role index `role_index` over `machine`.
 
-    `settings` go to the tree searches (`tree_search.make_tree_search`):
+    `settings` go to the tree searches (`make_tree_search`):
     `options` (rule constants by name, e.g. {"c": 0.7}), `ponder`,
     `memory_cap`, `clock_seconds`, `start_seconds` (what the START decisions
     may take, `start_choices.start_budget`), `batch` (leaves at once on the lanes; 1:
@@ -103,3 +120,38 @@ def make_search(rule: str, machine: StateMachine, role_index: int, *, seed: Opti
 def _default_share(count: int) -> int:
     """Each tree's arena cap when the player set none: the default cap split."""
     return max(1, DEFAULT_MEMORY_CAP // count)
+
+
+#: Every constant a player may set by name: the tree rules', then Ensemble
+#: Determinization MCTS's (GDL-II matches, `ensemble.py`).
+CONSTANTS = TREE_CONSTANTS + ENSEMBLE_CONSTANTS
+
+
+def checked_option(key: str, value: str) -> tuple[str, str]:
+    """`(key, value)` as a player's search option, or ValueError naming what is wrong
+    (an unknown constant, or a value the constant cannot take)."""
+    if key not in CONSTANTS:
+        raise ValueError(f"unknown search constant {key!r} (known: {', '.join(CONSTANTS)})")
+    if key in ENSEMBLE_CONSTANTS:
+        EnsembleParams().with_options({key: value})
+    else:
+        SearchParams().with_options({key: value})
+    return key, value
+
+
+def checked_options(items: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """`KEY=VALUE` items (a command line's) as search options, each as
+    `checked_option` takes it; ValueError names the first bad one."""
+    options = []
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals:
+            raise ValueError(f"search option {item!r}: expected KEY=VALUE")
+        options.append(checked_option(key, value))
+    return tuple(options)
+
+
+def split_options(options: Mapping[str, object]) -> tuple[dict, dict]:
+    """A player's search options as (the tree rule's, the ensemble's)."""
+    tree = {key: value for key, value in options.items() if key not in ENSEMBLE_CONSTANTS}
+    return tree, {key: value for key, value in options.items() if key in ENSEMBLE_CONSTANTS}

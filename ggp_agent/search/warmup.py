@@ -32,18 +32,20 @@ from ..propnet import (
 )
 from ..propnet.compiled import COMPILED
 from ..propnet.jit import dispatchers
-from ..propnet.sparse_plan import planned
 from ..propnet.numba_cache import counting_compilations
+from ..propnet.sparse_plan import planned
 from ..reasoner.statemachine import StateMachine
-from . import codes_choice, collect, kernels, lane_search, mcps, regret, root, select, solver, table, tree
-from .params import PARALLEL, RULES
+from .choices import codes_choice
+from .registry import make_tree_search
 from .registry import make_search
-from .tree_search import make_tree_search
+from .runners import kernels, lane_search
+from .tree import collect, iteration, mcps, regret, root, select, solver, table
+from .tree.params import PARALLEL, RULES
 
 #: Every module that defines numba kernels: what the warm-up must load.
 KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
-                  bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, tree, root, collect, kernels,
-                  lane_search, codes_choice)
+                  bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, iteration, root, collect,
+                  kernels, lane_search, codes_choice)
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +183,8 @@ def _exercise_threads(parallel: str, machine: StateMachine) -> None:
 
 def _exercise_search(rule: str, machine: StateMachine) -> None:
     """A whole game of the tiny game against itself, with root moves and collections."""
-    search = make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20, options={"rho": 2, "amaf_alloc": 1})
+    options = {"rho": 2, "amaf_alloc": 1, **({"priors": "fitted"} if rule == "mcps" else {})}
+    search = make_tree_search(rule, machine, 0, seed=1, memory_cap=4 << 20, options=options)
     state = machine.initial_state()
     search.prepare(state)
     # a root change without a joint move (GDL-II's determinizations): MCPS

@@ -17,7 +17,7 @@ from ggp_agent.player.config import PlayerConfig
 from ggp_agent.player.play import STEP_GRACE_S, step_grace_until
 from ggp_agent.player.player import Player
 from ggp_agent.player.records import load_record
-from ggp_agent.search.interface import Search
+from ggp_agent.search.contract.interface import Search
 from ggp_agent.server.app import start_server
 from ..helpers import GAMES, TICTACTOE, ServeProcess, ServerThread, hold_the_gil
 

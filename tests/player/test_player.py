@@ -16,7 +16,7 @@ from ggp_agent.referee.lineup import PlayerSpec, parse_player_spec, play_match
 from ggp_agent.player.config import PlayerConfig
 from ggp_agent.player.player import Player
 from ggp_agent.player.records import load_record
-from ggp_agent.search.interface import Search
+from ggp_agent.search.contract.interface import Search
 from ggp_agent.search.registry import make_search
 from ggp_agent.server.app import start_server
 from ..helpers import TICTACTOE, ServerThread, start_message

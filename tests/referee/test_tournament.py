@@ -127,9 +127,9 @@ def test_each_players_engine_is_counted_and_kept_for_a_resumed_run(tmp_path):
 
 
 def test_a_player_that_fell_back_to_prolog_is_named_in_the_summary():
-    """The knightThrough series of the fifth session ran most matches on
-    Prolog (its propnet took longer than half of a 10 s start clock under
-    load) without a word in the summary: now the summary says so."""
+    """A knightThrough series can play most matches on Prolog (its propnet
+    takes longer than half of a 10 s start clock when two players build it
+    in one process under load): the summary says so."""
     result = TournamentResult("knightThrough", ["agent", "agent:engine=prolog"], 40, 10, 2, "test")
     result.summaries = [PlayerSummary("agent", matches=40, asked_engine="auto", engines={"propnet": 2, "prolog": 38}),
                         PlayerSummary("agent:engine=prolog", matches=40, asked_engine="prolog",

@@ -16,12 +16,12 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.search import mcps
-from ggp_agent.search.arena import C_ROOT, Capacity, new_arena
-from ggp_agent.search.tree_search import make_tree_search
-from ggp_agent.search.figures import discordance, window_stat
-from ggp_agent.search.params import SearchParams
-from ggp_agent.search.select import exploration, mcps_value, prior_exploration, prior_weights
+from ggp_agent.search.tree import mcps
+from ggp_agent.search.tree.arena import C_ROOT, Capacity, new_arena
+from ggp_agent.search.registry import make_tree_search
+from ggp_agent.search.driver.figures import discordance, window_stat
+from ggp_agent.search.tree.params import SearchParams
+from ggp_agent.search.tree.select import exploration, mcps_value, prior_exploration, prior_weights
 
 from ..helpers import GAMES, give_edges
 
@@ -217,7 +217,7 @@ def test_root_exploration_widens_the_root_and_nothing_below(tictactoe):
     from dataclasses import replace
 
     from ggp_agent.propnet.arrays import new_rng
-    from ggp_agent.search.select import choose_edge
+    from ggp_agent.search.tree.select import choose_edge
 
     A, params, root, lo, hi = _grown_root(tictactoe, seed=5)
     plain = params.pack()
@@ -261,7 +261,7 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
     from dataclasses import replace
 
     from ggp_agent.propnet.arrays import new_rng
-    from ggp_agent.search.select import choose_edge
+    from ggp_agent.search.tree.select import choose_edge
 
     A, params, root, lo, hi = _grown_root(tictactoe, seed=6)
     plain = params.pack()

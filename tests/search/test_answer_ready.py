@@ -8,7 +8,7 @@ import pytest
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.search.flat import MonteCarloSearch
-from ggp_agent.search.tree_search import make_tree_search
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import DOORS, GAMES, LEFT_RECURSION
 

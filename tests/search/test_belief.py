@@ -16,7 +16,7 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game, parse_term
-from ggp_agent.search.belief import Belief, belief_budget
+from ggp_agent.search.contract.belief import Belief, belief_budget
 
 from ..helpers import GAMES
 

@@ -11,10 +11,10 @@ import pytest
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.gdl.terms import Compound
-from ggp_agent.search import table
-from ggp_agent.search.codes_choice import EFFECTS_FROM, choose_codes
-from ggp_agent.search.destinations import destination_positions, pooled_share
-from ggp_agent.search.tree_search import make_tree_search
+from ggp_agent.search.tree import table
+from ggp_agent.search.choices.codes_choice import EFFECTS_FROM, choose_codes
+from ggp_agent.search.choices.destinations import destination_positions, pooled_share
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 

@@ -1,4 +1,4 @@
-"""Ensemble Determinization MCTS over a belief (`search/determinized.py`), and
+"""Ensemble Determinization MCTS over a belief (`search/hidden/determinized.py`), and
 the tree search's treatment of chance and simultaneous moves beneath it: the
 chance role is uniform and never proven by choice; regret matching finds a
 mixed equilibrium and samples it for the move played."""
@@ -13,11 +13,11 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game, parse_term
-from ggp_agent.search.arena import C_FORCE_EDGE, C_ROOT, PROVEN
-from ggp_agent.search.belief import Belief
-from ggp_agent.search.determinized import make_determinized_search
+from ggp_agent.search.tree.arena import C_FORCE_EDGE, C_ROOT, PROVEN
+from ggp_agent.search.contract.belief import Belief
+from ggp_agent.search.hidden.determinized import make_determinized_search
 from ggp_agent.search.registry import make_search
-from ggp_agent.search.tree_search import make_tree_search
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 
@@ -133,7 +133,7 @@ def test_the_trees_of_an_ensemble_measure_the_start_choices_once(caplog):
     with make_state_machine("propnet", load_game(GAMES / "blind_tictactoe.kif")) as machine:
         belief, _ = blind_tictactoe_belief(machine, 2, seed=5)
         search = make_determinized_search("mcps", machine, 0, seed=2, ponder=False, ensemble_options={"trees": 4})
-        with caplog.at_level("INFO", logger="ggp_agent.search.start_choices"):
+        with caplog.at_level("INFO", logger="ggp_agent.search.choices.start_choices"):
             search.start(machine.initial_state(), machine.legal_moves(machine.initial_state(), 0))
             try:
                 search.observe(belief, belief.legal_moves())

@@ -1,12 +1,12 @@
-"""Ensemble Determinization MCTS's rules (`search/ensemble.py`): the final move
+"""Ensemble Determinization MCTS's rules (`search/hidden/ensemble.py`): the final move
 under each aggregation, the margin in trees, the dynamic number of trees, across-tree UCB."""
 
 from __future__ import annotations
 
 import pytest
 
-from ggp_agent.search.ensemble import EnsembleParams, TreeRoot, decide, next_tree_count, ucb_move
-from ggp_agent.search.params import checked_option, split_options
+from ggp_agent.search.hidden.ensemble import EnsembleParams, TreeRoot, decide, next_tree_count, ucb_move
+from ggp_agent.search.registry import checked_option, split_options
 
 
 def tree(visits, values, best=None, weight=1.0):

@@ -10,18 +10,19 @@ import pytest
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
 from ggp_agent.propnet.bits import set_bit_indices
-from ggp_agent.search.arena import C_ITERATIONS, C_LEAVES, C_NODES, C_ROOT, EXPANDED, LEGAL
-from ggp_agent.search.lane_runner import LaneRunner
-from ggp_agent.search.arena import PENDING
-from ggp_agent.search.lane_copies import COPIES_FROM_ROOT_VISITS
-from ggp_agent.search.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
-from ggp_agent.search.lane_slots import S_INFLIGHT
-from ggp_agent.search.parallel import RootParallelSearch
-from ggp_agent.search.params import MCPS_LEAF_PLAYOUTS, P_LEAF_PLAYOUTS, SearchParams, tree_params
+from ggp_agent.search.tree.arena import C_ITERATIONS, C_LEAVES, C_NODES, C_ROOT, EXPANDED, LEGAL
+from ggp_agent.search.runners.lane_runner import LaneRunner
+from ggp_agent.search.tree.arena import PENDING
+from ggp_agent.search.runners.lane_copies import COPIES_FROM_ROOT_VISITS
+from ggp_agent.search.runners.lane_search import FORCED, IDLE, LOAD_FORCED, lane_search
+from ggp_agent.search.runners.lane_slots import S_INFLIGHT
+from ggp_agent.search.parallel.root_parallel import RootParallelSearch
+from ggp_agent.search.tree.params import MCPS_LEAF_PLAYOUTS, P_LEAF_PLAYOUTS, SearchParams, tree_params
 from ggp_agent.search.registry import make_search
-from ggp_agent.search.runners import MachineRunner, PropnetRunner
-from ggp_agent.search.shared_tree import SharedTreeSearch
-from ggp_agent.search.tree_search import TreeSearch, make_tree_search
+from ggp_agent.search.runners.serial import MachineRunner, PropnetRunner
+from ggp_agent.search.parallel.shared_tree import SharedTreeSearch
+from ggp_agent.search.driver.tree_search import TreeSearch
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 
@@ -330,7 +331,7 @@ def test_a_pending_edge_is_left_alone_while_another_remains(tictactoe):
     chooser has another edge (the batch's leaves stay apart), and takes it only
     when every edge is pending."""
     from ggp_agent.propnet.arrays import new_rng
-    from ggp_agent.search.select import choose_edge
+    from ggp_agent.search.tree.select import choose_edge
 
     search = _grown(tictactoe, iterations=300)
     search._runner.forget_inflight(search.arena)

@@ -11,8 +11,8 @@ from ggp_agent.gdl import load_game
 from ggp_agent.propnet.arrays import new_lanes, new_rng
 from ggp_agent.propnet.lane_gates import LANES, WORDS, lane_forward
 from ggp_agent.propnet.lane_kernels import choose_moves, clear_inputs, load_lane, prefer_moves
-from ggp_agent.search.mast import mast_rank
-from ggp_agent.search.tree_search import make_tree_search
+from ggp_agent.search.tree.mast import mast_rank
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES
 

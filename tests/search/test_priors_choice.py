@@ -14,10 +14,12 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.search.params import CAPPED_PRIOR_BIAS, CAPPED_ROOT_EXPLORE, P_PRIOR_BIAS, P_ROOT_EXPLORE, SearchParams
-from ggp_agent.search.priors_choice import RETURNING_FROM, choose_priors, returning_share
-from ggp_agent.search.start_choices import start_budget
-from ggp_agent.search.tree_search import make_tree_search
+from ggp_agent.search.tree.params import (
+    CAPPED_PRIOR_BIAS, CAPPED_ROOT_EXPLORE, P_PRIOR_BIAS, P_ROOT_EXPLORE, SearchParams,
+)
+from ggp_agent.search.choices.priors_choice import RETURNING_FROM, choose_priors, returning_share
+from ggp_agent.search.choices.start_choices import start_budget
+from ggp_agent.search.registry import make_tree_search
 
 from ..helpers import GAMES, shared_path
 
@@ -123,7 +125,7 @@ def test_the_trees_of_a_match_decide_once_and_agree(machines, caplog):
 
     machine = machines("propnet", "breakthrough_6x6.kif")
     search = make_search("mcps", machine, 0, seed=3, threads=2, memory_cap=32 << 20)
-    with caplog.at_level("INFO", logger="ggp_agent.search.start_choices"):
+    with caplog.at_level("INFO", logger="ggp_agent.search.choices.start_choices"):
         search.prepare(machine.initial_state())
     first, second = search.searches
     assert (first.params.codes, first.params.priors) == (second.params.codes, second.params.priors) \

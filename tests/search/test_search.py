@@ -16,16 +16,17 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.search import mcps
-from ggp_agent.search.arena import (
+from ggp_agent.search.tree import mcps
+from ggp_agent.search.tree.arena import (
     C_CODES, C_FULL, C_NODES, C_ROOT, EXPANDED, PENDING, PROVEN, Capacity, arena_bytes, new_arena, plan_capacity,
 )
-from ggp_agent.search.figures import answer_summary
-from ggp_agent.search.root import best_edge, root_child
-from ggp_agent.search.solver import _proof_rank, proof_rank
-from ggp_agent.search.tree_search import TreeSearch, make_tree_search
-from ggp_agent.search.params import MCPS_PICK_REFRESH, P_PICK_REFRESH, SearchParams
-from ggp_agent.search.select import PICK_STAND_MAX, _let_stand, _standing_pick
+from ggp_agent.search.driver.figures import answer_summary
+from ggp_agent.search.tree.root import best_edge, root_child
+from ggp_agent.search.tree.solver import _proof_rank, proof_rank
+from ggp_agent.search.driver.tree_search import TreeSearch
+from ggp_agent.search.registry import make_tree_search
+from ggp_agent.search.tree.params import MCPS_PICK_REFRESH, P_PICK_REFRESH, SearchParams
+from ggp_agent.search.tree.select import PICK_STAND_MAX, _let_stand, _standing_pick
 from ggp_agent.search.warmup import all_kernels
 
 from ..helpers import GAMES, LEFT_RECURSION, give_edges
@@ -547,7 +548,7 @@ def _written_bytes(array: np.ndarray) -> int:
 
 
 def test_written_bytes_count_written_pages_and_not_read_ones():
-    from ggp_agent.search.arena import lazy_zeros
+    from ggp_agent.search.tree.arena import lazy_zeros
 
     array = lazy_zeros((1 << 18,), np.int64)  # 2 MB, 512 pages
     assert _written_bytes(array) == 0
@@ -566,7 +567,7 @@ def test_memory_stays_under_the_cap_over_a_60_s_search_on_connect_four():
     inside the cap and not counted as growth."""
     import time
 
-    from ggp_agent.search.arena import LAZY_FROM_BYTES, process_rss
+    from ggp_agent.search.tree.arena import LAZY_FROM_BYTES, process_rss
 
     path = GAMES / "connectfour.kif"
     if not path.exists():
@@ -603,7 +604,7 @@ def test_effect_codes_key_the_statistics_by_what_a_move_changes(tictactoe):
     """codes=effects: only fluents that depend on moves count (the turn marker
     does not), and every move of the chooser tried from the root has its
     effect's code (learnt when its child was computed), one per cell."""
-    from ggp_agent.search.kernels import move_dependent_fluents
+    from ggp_agent.search.runners.kernels import move_dependent_fluents
 
     machine = tictactoe
     mask = np.zeros(machine.net.n_words, dtype=np.uint64)

@@ -49,6 +49,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     tournament.add_argument("--engine", default="prolog", choices=sorted(ENGINES))
     tournament.add_argument("--max-turns", type=int, default=None, metavar="N",
                             help="abort a match that has not ended after N turns; it scores for nobody")
+    tournament.add_argument("--grace", type=float, default=None, metavar="S",
+                            help="seconds past a clock a reply is still taken (default 1, as ggp-base's server; "
+                                 "Tiltyard waits 5)")
     tournament.add_argument("--no-progress", action="store_true")
     tournament.add_argument("--resume", action="store_true",
                             help="go on with the tournament in --out: matches with a record there are not played again")
@@ -126,6 +129,8 @@ def run_tournament(args) -> int:
     if len(args.players) < 2 and roles > 1:
         raise CommandError("a tournament needs at least two players")
     _check_max_turns(args.max_turns)
+    if args.grace is not None and not args.grace >= 0:
+        raise CommandError(f"--grace must be a number of seconds, at least 0 (got {args.grace})")
     if args.resume and args.out is None:
         raise CommandError("--resume needs --out (the tournament's folder)")
     out = args.out or Path("results") / f"tournament-{args.game.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -133,6 +138,7 @@ def run_tournament(args) -> int:
         args.game, args.players, args.games, args.startclock, args.playclock, out,
         workers=args.workers, cluster=args.cluster, seed=args.seed, engine=args.engine,
         progress=None if args.no_progress else progress_bar(), resume=args.resume, max_turns=args.max_turns,
+        grace=args.grace,
     )
     print(format_summary(result))
     return 0 if not result.failures else 1

@@ -89,6 +89,8 @@ class MatchTask:
     seat_roles: tuple[int, ...] = ()
     #: turns after which the controller aborts a match that has not ended (None: no limit)
     max_turns: Optional[int] = None
+    #: seconds past a clock the controller still takes a reply (None: the controller's default)
+    grace: Optional[float] = None
 
 
 def run_match_task(task: MatchTask) -> dict:
@@ -101,7 +103,8 @@ def _controller_record(played: PlayedMatch) -> dict:
     (`seat_engines`): kept in the record, a resumed run still knows them."""
     record = played.record
     record.extra["seatEngines"] = seat_engines(played)
-    return {"record": record.to_json()}
+    return {"record": record.to_json(),
+            "players": [None if own is None else own.to_json() for own in played.player_records]}
 
 
 def seat_engines(played: PlayedMatch) -> list[Optional[str]]:
@@ -123,6 +126,7 @@ def play_task(task: MatchTask, report: Callable[[PlayedMatch], dict]) -> dict:
         played = asyncio.run(play_match_with_players(
             game, seats, task.start_clock, task.play_clock, match_id=task.match_id,
             game_name=task.game_name, seed=task.seed, engine=task.engine, max_turns=task.max_turns,
+            grace=task.grace,
         ))
         return {"index": task.index, **report(played), "seconds": time.monotonic() - began,
                 "worker": os.getpid()}
@@ -191,13 +195,17 @@ def run_tournament(
     progress: Optional[Callable[[int, int, "TournamentResult"], None]] = None,
     resume: bool = False,
     max_turns: Optional[int] = None,
+    grace: Optional[float] = None,
 ) -> TournamentResult:
     """Play `games` matches and write tournament.json, matches.csv, winrate.png (with
     matplotlib) and the match records under `out_dir`. `cluster` is a Dask scheduler
     address; `progress(done, games, result)` is called at the start and after each match.
     `resume`: reuse the plan in `out_dir` and the records already there (`resume.py`).
     `max_turns`: the controller aborts a match still going after that many turns
-    (a game whose rules never end it); an aborted match scores for nobody."""
+    (a game whose rules never end it); an aborted match scores for nobody.
+    `grace`: seconds past a clock the controller still takes a reply (None: 1 s,
+    as ggp-base's server; Tiltyard waits 5 s). In-process players' own records
+    (their turns with the search's figures) go to `out_dir/players`."""
     specs = [parse_player_spec(text) for text in players]  # fail before any process starts
     if workers is None and not cluster and any(spec.is_remote for spec in specs):
         workers = 1  # a remote player takes one match at a time: parallel STARTs would get busy
@@ -207,7 +215,7 @@ def run_tournament(
     game_name = game_path.stem
     out_dir = Path(out_dir)
     plan = {"game": game_name, "players": list(players), "startClock": start_clock, "playClock": play_clock,
-            "seed": seed, "maxTurns": max_turns}
+            "seed": seed, "maxTurns": max_turns, **({} if grace is None else {"grace": grace})}
     stamp = plan_stamp(out_dir, plan, resume)
     labels = player_labels(list(players))
     tasks = []
@@ -219,7 +227,7 @@ def run_tournament(
             seats=tuple(players[p] for p in seats), seat_players=seats,
             labels=tuple(labels[p] for p in seats),
             start_clock=start_clock, play_clock=play_clock, seed=seed * 100003 + i, engine=engine,
-            seat_roles=game.player_roles, max_turns=max_turns,
+            seat_roles=game.player_roles, max_turns=max_turns, grace=grace,
         ))
     backend = f"dask {cluster}" if cluster else f"process pool ({workers or machine_cores()} workers)"
     result = TournamentResult(game_name, labels, games, start_clock, play_clock, backend)
@@ -304,6 +312,9 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
     record = MatchRecord.from_json(outcome["record"])
     if not outcome.get("resumed"):  # a record read back from the folder is there already
         write_record(record, records_dir)
+        for seat, own in enumerate(outcome.get("players") or ()):
+            if own is not None:
+                write_record(MatchRecord.from_json(own), records_dir.parent / "players", f".seat{seat}")
     roles = task.seat_roles or tuple(range(len(record.roles)))
     errors = [record.errors_by_player()[r] for r in roles]
     goals = [record.goal_values[r] for r in roles] if record.goal_values else None

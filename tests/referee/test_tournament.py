@@ -122,6 +122,10 @@ def test_each_players_engine_is_counted_and_kept_for_a_resumed_run(tmp_path):
     assert [s.engines for s in result.summaries] == [{"propnet": 2}, {"prolog": 2}]
     assert [row["engines"] for row in result.rows] == [["propnet", "prolog"], ["prolog", "propnet"]]
     assert engine_warnings(result) == []
+    # each in-process seat's own record (its turns, its engine) is kept beside the controller's
+    own = sorted((tmp_path / "players").glob("*.json"))
+    assert [path.name.rsplit(".", 2)[-2] for path in own] == ["seat0", "seat1", "seat0", "seat1"]
+    assert all(json.loads(path.read_text())["engine"] in ("propnet", "prolog") for path in own)
     resumed = run_tournament(TICTACTOE, players, 2, 5, 1, tmp_path, workers=1, seed=3, resume=True)
     assert [s.engines for s in resumed.summaries] == [{"propnet": 2}, {"prolog": 2}]
 
@@ -158,7 +162,7 @@ def test_cli_tournament_self_play(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "ggp_agent.cli", "-q", "tournament", str(TICTACTOE), "--players", "legal", "legal",
          "--games", "2", "--workers", "1", "--startclock", "5", "--playclock", "1", "--out", str(tmp_path),
-         "--no-progress"],
+         "--no-progress", "--grace", "2.5"],
         capture_output=True, text=True, timeout=300,
     )
     assert completed.returncode == 0, completed.stderr
@@ -166,6 +170,7 @@ def test_cli_tournament_self_play(tmp_path):
     data = json.loads((tmp_path / "tournament.json").read_text())
     # legal vs legal is deterministic: the same seat wins both times.
     assert data["summary"][0]["winrate"] == data["summary"][1]["winrate"] == 0.5
+    assert json.loads((tmp_path / "plan.json").read_text())["grace"] == 2.5
 
 
 @pytest.mark.slow

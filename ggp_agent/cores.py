@@ -27,11 +27,25 @@ def allowed_cores() -> frozenset[int]:
 
 
 def parse_cores(text: str) -> tuple[int, ...]:
-    """Read a core list as `taskset -c` writes it: numbers and ranges joined by
-    commas or `+` (`0`, `0,1`, `0-3`, `1+3`); ValueError says what is wrong,
-    including a core this process may not use.
+    """A core list this process may use (`read_core_list`), or a ValueError
+    naming the cores it may not run on and those it may."""
+    cores = set(read_core_list(text))
+    allowed = allowed_cores()
+    missing = sorted(cores - allowed)
+    if missing:
+        raise ValueError(
+            f"cores {text!r}: this process may not run on {', '.join(map(str, missing))} "
+            f"(it may use {format_cores(allowed)})"
+        )
+    return tuple(sorted(cores))
 
-    >>> parse_cores("2-3,0")
+
+def read_core_list(text: str) -> tuple[int, ...]:
+    """Read a core list as `taskset -c` writes it: numbers and ranges joined by
+    commas or `+` (`0`, `0,1`, `0-3`, `1+3`); ValueError says what is wrong.
+    Whether the machine has those cores is `parse_cores`'s question.
+
+    >>> read_core_list("2-3,0")
     (0, 2, 3)
     """
     cores: set[int] = set()
@@ -47,13 +61,6 @@ def parse_cores(text: str) -> tuple[int, ...]:
         cores.update(range(low, high + 1))
     if not cores:
         raise ValueError(f"cores {text!r}: no core named")
-    allowed = allowed_cores()
-    missing = sorted(cores - allowed)
-    if missing:
-        raise ValueError(
-            f"cores {text!r}: this process may not run on {', '.join(map(str, missing))} "
-            f"(it may use {format_cores(allowed)})"
-        )
     return tuple(sorted(cores))
 
 

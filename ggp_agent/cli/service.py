@@ -20,7 +20,6 @@ from pathlib import Path
 from ..cores import parse_cores, pin_this_process
 from ..engines import ENGINES
 from ..player.config import PLAYER_KINDS
-from ..search.registry import checked_options
 from ..search.tree.params import PARALLEL, SEARCH_RULES
 from ..search.tree.settings import parse_flag
 from .errors import CommandError
@@ -137,6 +136,7 @@ def run_serve(args) -> int:
     from ..player.config import PlayerConfig
     from ..player.player import Player
     from ..player.records import records_folder_problem
+    from ..search.registry import checked_options
     from ..search.warmup import warm_up
     from ..server.app import DEFAULT_MAX_BODY, start_server
 

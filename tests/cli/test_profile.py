@@ -59,7 +59,7 @@ def test_profile_names_the_search_kernels_of_a_running_search(capsys):
     assert main(["profile", str(GAMES / "breakthrough_6x6.kif"), "--seconds", "2", "--top", "40"]) == 0
     out = capsys.readouterr().out
     assert "breakthrough_6x6, mcps: 2 s sampled" in out
-    assert "search.tree.descend" in out and "propnet.lane_kernels.choose_moves" in out
+    assert "search.tree.iteration.descend" in out and "propnet.lane_kernels.choose_moves" in out
 
 
 def test_profile_rejects_a_broken_game_with_the_rule_before_starting_anything(tmp_path, capsys):

@@ -170,12 +170,14 @@ def test_stats_show_the_chosen_moves_three_estimates(tictactoe):
 
 @pytest.mark.parametrize("game, codes", [("connectfour.kif", "effects"), ("tictactoe.kif", "moves"),
                                          ("hex_5x5.kif", "moves"), ("breakthrough_6x6.kif", "moves"),
-                                         ("wargame_5x5.kif", "destinations")])
+                                         ("wargame_5x5.kif", "destinations"), ("dotsandboxes_5x5.kif", "effects")])
 def test_auto_codes_take_effects_where_a_move_code_has_several_effects(game, codes):
     """"Drop in column c" lands on six cells: effect codes; a stone on c3, or a
     pawn's step that captures or not (two effects), keeps its move code; the
     Wargame's (move ?from ?to) has several effects (attacks, health) and
-    its moves into one cell share ?to: destination codes."""
+    its moves into one cell share ?to: destination codes; a line of dots and
+    boxes closes a box or not only late in the game, which the measurement
+    reaches by spreading its look-aheads over whole playouts: effect codes."""
     machine = make_state_machine("propnet", load_game(GAMES / game))
     try:
         search = make_tree_search("mcps", machine, 0, seed=1, options={"codes": "auto"})

@@ -9,8 +9,10 @@ its statistics average six moves (MCPS with move codes lost to UCT there,
 the statistics by what a move changes, at the price of hashing each playout
 step's change (13-15% of the iterations per second).
 
-`effect_counts` measures, over a few random playouts from the start, how many
-different effects each move code has; `choose_codes` takes effect codes when
+`effect_counts` measures, over a few random playouts from the start (look-aheads
+spread over each playout, so the end of the game is measured too: dots and
+boxes' lines complete boxes only late), how many different effects each
+move code has; `choose_codes` takes effect codes when
 a move code has on average at least `EFFECTS_FROM` effects. Breakthrough's
 moves have one or two (a capture or not: the paper's AtariGo codes add such a
 flag by hand, and effect codes measured no better there), Hex's one, connect
@@ -35,7 +37,7 @@ import time
 import numpy as np
 from ...propnet.arrays import new_work
 from ...propnet.bits import rand_below
-from ...propnet.jit import allocating_kernel
+from ...propnet.jit import allocating_kernel, kernel
 from ...propnet.state_kernels import advance, is_terminal, legal_codes, load_state, peek_next
 from ..tree.table import effect_hash
 from .destinations import pooled_share
@@ -53,6 +55,8 @@ LOOKAHEADS = 20_000
 SECONDS = 0.3
 CHUNK = 1000
 MAX_STEPS = 400
+#: Look-aheads a playout step makes on average (see `effect_counts`).
+LOOKAHEADS_PER_STEP = 8
 
 @allocating_kernel
 def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_lookaheads):
@@ -80,7 +84,11 @@ def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_look
                 joint[r] = codes[rand_below(rng, n)]
                 if n > 1:
                     chooser = r if chooser == -1 else -2
-            if chooser >= 0:
+            # look ahead at a step with probability LOOKAHEADS_PER_STEP / (the
+            # chooser's moves): about that many look-aheads a step whatever the
+            # branching, so a playout's budget reaches the end of the game,
+            # where effects differ most (a capture, a box completed)
+            if chooser >= 0 and _looks_ahead(net, work, rng, chooser, codes):
                 for w in range(before.shape[0]):
                     before[w] = work.state[w]
                 keep = joint[chooser]
@@ -102,6 +110,12 @@ def effect_counts(net, work, rng, start_words, dynamic, seen, playouts, max_look
         if lookaheads >= max_lookaheads:
             break
     return lookaheads
+
+
+@kernel
+def _looks_ahead(net, work, rng, chooser, codes):
+    n = legal_codes(net, work, chooser, codes)
+    return n <= LOOKAHEADS_PER_STEP or rand_below(rng, n) < LOOKAHEADS_PER_STEP
 
 
 def measure_effects(net, rng, start_words: np.ndarray, dynamic: np.ndarray, seconds: float = SECONDS) -> np.ndarray:
@@ -149,7 +163,8 @@ def resolve_codes(rule: str, runner, state, terminal: bool, seconds: float = mat
         return "moves", "the state is terminal"
     budget = min(SECONDS, seconds)
     deadline = time.perf_counter() + budget
-    multiplicity = runner.effect_multiplicity(state, budget)
+    # half for the effects: the destinations may need the rest
+    multiplicity = runner.effect_multiplicity(state, budget / 2)
     if multiplicity is None:
         return "moves", "the engine cannot compare states (Prolog)"
     reason = f"{multiplicity:.2f} effects per move code (effect codes from {EFFECTS_FROM})"

@@ -33,6 +33,7 @@
             ground_stats/3,
             ground_finish/5,
             ground_progress/1,
+            ground_profile/1,
             ground_destroy/1
           ]).
 :- use_module(library(lists)).
@@ -55,7 +56,50 @@ ground_progress(Where) :-
     ).
 
 where(Where) :-
-    nb_setval(ggp_ground_where, Where).
+    close_step,
+    statistics(cputime, Now),
+    nb_setval(ggp_ground_where, Where),
+    nb_setval(ggp_ground_since, Now).
+
+%   The profile: spent(Where, CpuSeconds, Count) per step, Count being the
+%   answers or instances the step made (counted/1).
+:- dynamic spent/3.
+
+close_step :-
+    (   nb_current(ggp_ground_where, Where), Where \== none,
+        nb_current(ggp_ground_since, Since)
+    ->  statistics(cputime, Now),
+        Seconds is Now - Since,
+        add_spent(Where, Seconds, 0),
+        nb_setval(ggp_ground_since, Now)
+    ;   true
+    ).
+
+add_spent(Where, Seconds, Count) :-
+    (   retract(spent(Where, Seconds0, Count0))
+    ->  true
+    ;   Seconds0 = 0, Count0 = 0
+    ),
+    Seconds1 is Seconds0 + Seconds,
+    Count1 is Count0 + Count,
+    assertz(spent(Where, Seconds1, Count1)).
+
+counted(Count) :-
+    (   nb_current(ggp_ground_where, Where), Where \== none
+    ->  add_spent(Where, 0, Count)
+    ;   true
+    ).
+
+%!  ground_profile(-Steps) is det.
+%   Steps: one text per step of the grounding so far, 'CpuSeconds Count
+%   Where' (the step under way included: after a time limit it is where
+%   the time went).
+ground_profile(Steps) :-
+    close_step,
+    findall(Text,
+            ( spent(Where, Seconds, Count),
+              format(string(Text), '~6f ~d ~q', [Seconds, Count, Where]) ),
+            Steps).
 
 %!  ground_answers(+R, +F, +D, +Components, +MaxAnswers) is det.
 %   Components, bottom up: plain(Relations) (computed by calling R, whose
@@ -88,6 +132,7 @@ rounds(R, F, D, Id, Relations, MaxAnswers, Candidates) :-
         ;   true
         ),
         length(New, Count),
+        counted(Count),
         flag(ggp_ground_answers, Total, Total + Count),
         (   Total + Count > MaxAnswers
         ->  throw(ggp_ground(too_many_atoms(Relations, MaxAnswers)))
@@ -114,6 +159,7 @@ relation_answers(R, F, MaxAnswers, Name/Arity) :-
     ;   true
     ),
     length(Answers, Count),
+    counted(Count),
     flag(ggp_ground_answers, Total, Total + Count),
     (   Total + Count > MaxAnswers
     ->  throw(ggp_ground(too_many_atoms(Name/Arity, MaxAnswers)))
@@ -122,7 +168,9 @@ relation_answers(R, F, MaxAnswers, Name/Arity) :-
     forall(member(Answer, Answers), assertz(F:Answer)).
 
 ground_reset_count :-
-    flag(ggp_ground_answers, _, 0).
+    flag(ggp_ground_answers, _, 0),
+    retractall(spent(_, _, _)),
+    nb_setval(ggp_ground_where, none).
 
 %!  ground_base_problem(+F, -Problem) is semidet.
 %   base and input describe the state and the moves completely only when
@@ -175,14 +223,18 @@ ground_finish(F, Dynamic, Wanted, limits(MaxInstances, NRules), Result) :-
     findall(Codes,
             ( between(1, NRules, Index),
               where(rule(Index)),
+              flag(ggp_ground_instances, Before, Before),
               findall(Code,
                       ( F:'$inst'(Index, Head, Literals),
                         instance_codes(Trie, Head, Literals, MaxInstances, InstanceCodes),
                         member(Code, InstanceCodes)
                       ),
-                      Codes)
+                      Codes),
+              flag(ggp_ground_instances, After, After),
+              counted(After - Before)
             ),
             PerRule),
+    where(text),
     append(PerRule, Flat),
     atomics_to_string(Flat, ' ', Text),
     flag(ggp_ground_instances, NInstances, NInstances),

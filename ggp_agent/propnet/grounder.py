@@ -79,10 +79,12 @@ _load_lock = threading.Lock()
 class GroundingError(ReasonerError):
     """The grounder gave up: `where` names the relation or rule, `reason` says why."""
 
-    def __init__(self, reason: str, where: str = "", seconds: float = 0.0) -> None:
+    def __init__(self, reason: str, where: str = "", seconds: float = 0.0, profile: tuple = ()) -> None:
         self.reason = reason
         self.where = where
         self.seconds = seconds
+        #: (step, CPU seconds, answers or instances) of the grounding until it gave up
+        self.profile = profile
         super().__init__(f"grounding gave up ({reason})" + (f" at {where}" if where else ""))
 
 
@@ -106,6 +108,8 @@ class Grounding:
     n_rules: int = 0
     n_aux: int = 0
     notes: list[str] = field(default_factory=list)
+    #: (step, CPU seconds, answers or instances) per step, the costliest first
+    profile: tuple = ()
 
     def atoms_of(self, relation: tuple[str, int]) -> tuple[list, list]:
         """(dynamic (id, args) pairs, static args) of a wanted relation."""
@@ -190,6 +194,8 @@ class _Job:
     max_instances: int
     factor: bool
     where_rules: tuple = ()
+    #: (step, seconds) of the work done in Python (loading clauses, factoring, reading)
+    phases: list = field(default_factory=list)
 
 
 # -- everything below runs on the Prolog thread --------------------------------------
@@ -222,21 +228,23 @@ def _call(job: _Job, name: str, args, read=None, where: str = ""):
     remaining = job.deadline - time.perf_counter()
     seconds = time.perf_counter() - job.started
     if remaining <= 0:
-        raise GroundingError("time limit", where or _progress(job), seconds)
+        raise GroundingError("time limit", where or _progress(job), seconds, _profile(job))
     try:
         return call_predicate(_MODULE, name, args, remaining, read)
-    except GroundingError:
+    except GroundingError as error:
+        error.profile = error.profile or _profile(job)
         raise
     except ReasonerError as error:
         seconds = time.perf_counter() - job.started
         place = where or _progress(job)
+        profile = _profile(job)
         if isinstance(error, ReasonerTimeout):
-            raise GroundingError("time limit", place, seconds) from None
+            raise GroundingError("time limit", place, seconds, profile) from None
         if isinstance(error, ReasonerResourceError):
-            raise GroundingError("Prolog ran out of memory", place, seconds) from None
+            raise GroundingError("Prolog ran out of memory", place, seconds, profile) from None
         text = str(error)
         reason = text.split("ggp_ground(", 1)[1].rsplit(")", 1)[0] if "ggp_ground(" in text else text
-        raise GroundingError(reason.replace("gdl:", ""), place, seconds) from None
+        raise GroundingError(reason.replace("gdl:", ""), place, seconds, profile) from None
 
 
 def _run_spelled(job: _Job, spelling: frozenset):
@@ -245,8 +253,23 @@ def _run_spelled(job: _Job, spelling: frozenset):
         return _run(job)
 
 
+class _Phase:
+    """Adds the CPU time of a stretch of Python work to the job's phases."""
+
+    def __init__(self, job: _Job, name: str) -> None:
+        self.job, self.name = job, name
+
+    def __enter__(self):
+        self.began = time.process_time()
+
+    def __exit__(self, *exc):
+        self.job.phases.append((self.name, time.process_time() - self.began))
+
+
 def _run(job: _Job):
     _ensure_loaded()
+    loading = _Phase(job, "loading the rules")
+    loading.__enter__()
     rules = list(job.rules) + _state_rules(job.mode)
     relations = set(_ALWAYS)
     for rule in rules:
@@ -297,6 +320,7 @@ def _run(job: _Job):
             descriptors.append(lambda ref, c=c, m=members_fill: swipl.put_compound(ref, "seminaive", [pt.integer(c), m]))
         else:
             descriptors.append(lambda ref, m=members_fill: swipl.put_compound(ref, "plain", [m]))
+    loading.__exit__()
     _call(job, "ground_reset_count", [])
     _call(job, "ground_answers", [pt.atom(r), pt.atom(f), pt.atom(d), pt.fill_list(descriptors), pt.integer(job.max_atoms)])
     if job.mode == "base":
@@ -310,6 +334,8 @@ def _run(job: _Job):
     estimates = None
     if job.factor and network_rules:
         estimates = Estimates(_measure(job, f, network_rules))
+        factoring_phase = _Phase(job, "factoring")
+        factoring_phase.__enter__()
         factoring = Factoring(estimates, lambda key: key not in dynamic)
         factored = []
         for rule in network_rules:
@@ -322,6 +348,7 @@ def _run(job: _Job):
         aux_keys = {relation_key(rule.head) for rule in aux_rules}
         aux_rules = [rule for rule in merged if relation_key(rule.head) in aux_keys] + alt_rules
         network_rules = [rule for rule in merged if relation_key(rule.head) not in aux_keys]
+        factoring_phase.__exit__()
     if aux_rules:
         aux_keys = _dependency_order(aux_rules)
         _call(job, "ground_create", [pt.atom(r), pt.fill_list(map(relation_indicator, aux_keys)), pt.fill_list([])], where="loading the rules")
@@ -350,7 +377,8 @@ def _run(job: _Job):
         [pt.atom(f), pt.fill_list(map(relation_indicator, dynamic_order)), pt.fill_list(wanted), limits, pt.var],
         read=lambda refs: read_result(refs + 4, job.deadline, lambda where: GroundingError("time limit", where)),
     )
-    instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
+    with _Phase(job, "reading the instances"):
+        instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
     return Grounding(
         roles=job.roles,
         mode=job.mode,
@@ -362,6 +390,7 @@ def _run(job: _Job):
         seconds=time.perf_counter() - job.started,
         n_rules=len(network_rules),
         n_aux=len(aux_rules),
+        profile=_profile(job),
     )
 
 
@@ -438,6 +467,33 @@ def _progress(job: _Job) -> str:
         if 0 < index <= len(job.where_rules):
             return f"instances of rule {job.where_rules[index - 1]}"
     return text.replace("gdl:", "")
+
+
+def _profile(job: _Job) -> tuple:
+    """The grounding's steps so far, the costliest first: Prolog's own
+    (`ground_profile`, CPU seconds) and the Python phases (wall seconds)."""
+    def read(refs):
+        steps = []
+        for item in iterate(refs):
+            seconds, count, where = swipl.get_text(item).split(" ", 2)
+            steps.append((_where_text(job, where), float(seconds), int(count)))
+        return steps
+
+    try:
+        steps = call_predicate(_MODULE, "ground_profile", [pt.var], read=read)
+    except ReasonerError:
+        steps = []
+    steps = [s for s in steps if s[0] != "done"] + [(phase, seconds, 0) for phase, seconds in job.phases]
+    return tuple(sorted(steps, key=lambda s: -s[1]))
+
+
+def _where_text(job: _Job, text: str) -> str:
+    text = text.replace("gdl:", "")
+    if text.startswith("rule(") and text[5:-1].isdigit():
+        index = int(text[5:-1])
+        if 0 < index <= len(job.where_rules):
+            return f"instances of rule {job.where_rules[index - 1]}"
+    return text
 
 
 def _destroy(job: _Job) -> None:

@@ -341,17 +341,25 @@ class _Job:
         return dense
 
     def _wanted(self, dynamic: frozenset, dense: np.ndarray) -> tuple[dict, dict]:
+        """The wanted relations' atoms as argument terms: each distinct term
+        read back once (amazons has 280,000 moves, each a legal and a does
+        atom)."""
         dynamic_atoms: dict = {}
         static_atoms: dict = {}
-        term = self.store.term
         for key in WANTED:
             rows, atoms = self.model.atoms_of(key)
-            args = [tuple(term(int(a)) for a in row) for row in rows.tolist()]
+            columns = [self._terms(rows[:, i]) for i in range(key[1])]
+            args = list(zip(*columns)) if columns else [()] * len(atoms)
             if key in dynamic:
                 dynamic_atoms[key] = list(zip(dense[atoms].tolist(), args))
             else:
                 static_atoms[key] = args
         return dynamic_atoms, static_atoms
+
+    def _terms(self, ids: np.ndarray) -> list:
+        distinct, index = np.unique(ids, return_inverse=True)
+        terms = [self.store.term(term_id) for term_id in distinct.tolist()]
+        return [terms[i] for i in index.tolist()]
 
 
 def _relaxed(body, dynamic: frozenset) -> list:

@@ -118,15 +118,16 @@ class TermStore:
         if found is not None:
             return found
         args = []
-        current = int(term_id)
-        while self.left[current] >= 0:
-            args.append(self.term(int(self.right[current])))
-            current = int(self.left[current])
+        current = term_id
+        left, right = self.left, self.right
+        while left[current] >= 0:
+            args.append(int(right[current]))
+            current = int(left[current])
         key = self._symbol_of[current]
         if not args:
             term: Term = Symbol(key[1], parenthesized=key[1] in self.parenthesized)
         else:
-            term = Compound(key[1], tuple(reversed(args)))
+            term = Compound(key[1], tuple(self.term(a) for a in reversed(args)))
         self._terms[term_id] = term
         return term
 

@@ -10,17 +10,21 @@ of the start clock (`propnet_budget`): grounding and building stop when it
 runs out (Prolog time limits, caps on atoms and instances, deadline checks in
 the builder), and the game then goes to the Prolog engine, which needs no
 grounding. Either way play goes on; the choice and its reason are logged and
-returned. A GDL-II game gets a propnet too when it builds: the network
+returned. A player can let the build go on past the budget
+(`start_engine`'s `background_s`): it then plays on Prolog until the
+propnet is ready and switches to it between two moves (`player/upgrade.py`). A GDL-II game gets a propnet too when it builds: the network
 answers legal, next, terminal and goal (all a search needs), a Prolog engine
 it owns answers the percepts.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
+import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 from .gdl.validate import ValidatedGame
 from .reasoner.statemachine import StateMachine
@@ -38,6 +42,12 @@ MIN_BUDGET_S = 1.0
 MAX_BUDGET_S = 60.0
 
 _PROLOG_OPTIONS = ("query_time_limit", "load_time_limit")
+
+#: Seconds a propnet build may go on in the background after the START's
+#: budget ran out (`start_engine`): every corpus game builds within 60 s on a
+#: 2-core machine (docs/propnet.md, "Build time and fallbacks"); twice that
+#: for a busy machine.
+BACKGROUND_BUILD_S = 120.0
 
 
 def propnet_budget(start_clock: float, cap: float = MAX_BUDGET_S) -> float:
@@ -106,6 +116,44 @@ def make_state_machine(engine: str, game: ValidatedGame, **options) -> StateMach
     except KeyError:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(sorted(ENGINES))}") from None
     return factory(game, **options)
+
+
+def start_engine(engine: str, game: ValidatedGame, budget_s: float, background_s: float = 0.0,
+                 **options) -> tuple[StateMachine, Optional[concurrent.futures.Future]]:
+    """An engine for a match: `make_state_machine`'s, and for `auto` with
+    `background_s`, a build that may go on for that long in a thread of its
+    own after `budget_s`: the game then starts on Prolog, and the future
+    holds the propnet once it is built (or the reason it is not).
+
+    The build starts once, in the background, with the long time limit, and
+    the START waits for it up to `budget_s`: no work is thrown away when it
+    is not ready by then.
+    """
+    if engine != "auto" or background_s <= budget_s:
+        return make_state_machine(engine, game, time_limit=budget_s, **options), None
+    future: concurrent.futures.Future = concurrent.futures.Future()
+    started = time.perf_counter()
+
+    def build() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(_propnet(game, time_limit=background_s, **options))
+        except BaseException as error:  # noqa: BLE001 - handed to whoever waits
+            future.set_exception(error)
+
+    threading.Thread(target=build, name="ggp-propnet-build", daemon=True).start()
+    try:
+        machine = future.result(timeout=max(0.0, budget_s))
+    except concurrent.futures.TimeoutError:
+        log.info("engine: prolog while the propnet builds in the background (%.2f s so far, up to %.0f s)",
+                 time.perf_counter() - started, background_s)
+        return _prolog(game, **options), future
+    except Exception as error:  # noqa: BLE001 - the build failed within the budget
+        log.info("engine: prolog (%s)", error)
+        return _prolog(game, **options), None
+    log.info("engine: propnet built in %.2f s", time.perf_counter() - started)
+    return machine, None
 
 
 def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tuple[StateMachine, EngineChoice]:

@@ -152,6 +152,8 @@ class Match:
     board_looked_at: int = -1
     #: True once the match holds the garbage collector's freeze (`collector.hold`)
     holds_collector: bool = False
+    #: the turn at which the match moved to a propnet built in the background (`upgrade.py`)
+    switched_at_turn: Optional[int] = None
 
     @property
     def match_id(self) -> str:
@@ -218,6 +220,7 @@ class Match:
                 "endTime": int(time.time() * 1000),
                 **({"board": self.board.to_json()} if self.board else {}),
                 **({"engineLost": lost} if lost else {}),
+                **({"engineSwitchedAtTurn": self.switched_at_turn} if self.switched_at_turn is not None else {}),
                 **({"observations": self.history.observations} if self.belief is not None else {}),
             },
         )

@@ -38,7 +38,7 @@ import time
 from typing import Callable, Optional
 
 from ..cores import pin_this_thread
-from ..engines import make_state_machine, propnet_budget
+from ..engines import BACKGROUND_BUILD_S, propnet_budget, start_engine
 from ..gdl import Dialect, Term, ValidatedGame, load_game
 from ..reasoner.statemachine import StateMachine
 from ..search.tree.arena import match_seconds
@@ -58,6 +58,7 @@ from .board_view import current_view
 from .record_index import Beside, beside_of
 from .records import MatchRecord, state_text
 from .timing import AdaptiveMargin
+from .upgrade import idle, switch_engine
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,10 @@ __all__ = ["MatchError", "Player", "PlayerConfig"]
 CLOSE_GRACE_S = 1.2
 #: The end of the grace kept for writing records once the waits are over.
 RECORDING_S = 0.3
+
+#: How often a propnet built in the background looks again whether its match
+#: is between moves, seconds.
+UPGRADE_POLL_S = 0.05
 
 
 class Player:
@@ -266,7 +271,7 @@ class Player:
         loop = asyncio.get_running_loop()
         match = Match(start=message, received=received, last_message_at=received)
         self._matches[message.match_id] = match
-        match.ready = loop.run_in_executor(self._pool, self._compile, match)
+        match.ready = loop.run_in_executor(self._pool, self._compile, match, loop)
         deadline = received + message.start_clock - self.margins.margin(message.start_clock)
         await wait_until(deadline, self._turns.is_stopping, match.ready)
         if not match.ready.done():
@@ -289,7 +294,7 @@ class Player:
                  used, message.start_clock - used)
         return READY
 
-    def _compile(self, match: Match) -> None:
+    def _compile(self, match: Match, loop: asyncio.AbstractEventLoop) -> None:
         """Validate the rules, build the engine, start the search (in a pool thread)."""
         began = time.monotonic()
         game = load_game(match.start.rules)
@@ -299,8 +304,11 @@ class Player:
                 f"role {match.start.role} is not a role of the game "
                 f"({' '.join(map(str, game.roles))})"
             )
-        machine = self._engine_factory(game) if self._engine_factory else self._make_engine(game, match)
         hidden = game.dialect is Dialect.GDL_II
+        if self._engine_factory:
+            machine, pending = self._engine_factory(game), None
+        else:
+            machine, pending = self._make_engine(game, match, background=not hidden)
         try:
             following = new_following(machine, role_index, tuple(game.roles), self._rng)
             if hidden:
@@ -325,13 +333,46 @@ class Player:
         match.holds_collector = True
         match.compile_seconds = time.monotonic() - began
         match.status = MatchStatus.PLAYING
+        if pending is not None:
+            pending.add_done_callback(lambda done: loop.call_soon_threadsafe(self._upgrade_soon, match, done))
 
-    def _make_engine(self, game: ValidatedGame, match: Match) -> StateMachine:
-        """The configured engine; a propnet attempt gets its share of the start clock."""
+    def _make_engine(self, game: ValidatedGame, match: Match, background: bool):
+        """The configured engine, and the propnet's build still under way, if
+        any: a propnet attempt gets its share of the start clock, and may go
+        on in the background (`engines.start_engine`)."""
         budget = propnet_budget(match.start.start_clock, cap=self.config.propnet_time_limit)
         log.info("START match=%s: engine %s, propnet budget %.2f s of the %g s start clock",
                  match.match_id, self.config.engine, budget, match.start.start_clock)
-        return make_state_machine(self.config.engine, game, time_limit=budget)
+        return start_engine(self.config.engine, game, budget, BACKGROUND_BUILD_S if background else 0.0)
+
+    def _upgrade_soon(self, match: Match, build: concurrent.futures.Future) -> None:
+        """The background build is done (on the event loop): switch when the match is idle."""
+        asyncio.ensure_future(self._upgrade(match, build))
+
+    async def _upgrade(self, match: Match, build: concurrent.futures.Future) -> None:
+        """Move the match to the propnet built in the background (`upgrade.py`),
+        at the first moment it is between moves."""
+        if build.exception() is not None:
+            log.info("match=%s: the propnet's background build failed: %s", match.match_id, build.exception())
+            return
+        machine = build.result()
+        began = time.monotonic()
+        while self._matches.get(match.match_id) is match and not self.stopping:
+            async with match.lock:
+                if idle(match):
+                    make = lambda m, role: self._make_search(m, role, match, hidden=False)  # noqa: E731
+                    switched = await asyncio.get_running_loop().run_in_executor(
+                        self._pool, switch_engine, match, machine, make)
+                    if switched:
+                        match.switched_at_turn = len(match.history.joint_moves)
+                        log.info("match=%s: switched to the propnet built in the background (%.1f s after the "
+                                 "START, at turn %d; %.3f s to switch)", match.match_id,
+                                 time.monotonic() - match.received, match.switched_at_turn,
+                                 time.monotonic() - began)
+                        return
+                    break
+            await asyncio.sleep(UPGRADE_POLL_S)
+        machine.close()
 
     def _make_search(self, machine: StateMachine, role_index: int, match: Match, hidden: bool) -> Search:
         """The configured search, sized for this match's clocks (over a belief in a GDL-II match)."""

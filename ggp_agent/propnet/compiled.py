@@ -44,6 +44,8 @@ class CompiledGame:
     stats: dict
     #: what the grounder noted (e.g. rules it factored)
     notes: tuple[str, ...]
+    #: the grounding's steps, the costliest first (`Grounding.profile`)
+    profile: tuple = ()
 
 
 def build_compiled(game: ValidatedGame, time_limit: float, **bounds) -> CompiledGame:
@@ -52,10 +54,11 @@ def build_compiled(game: ValidatedGame, time_limit: float, **bounds) -> Compiled
     started = time.perf_counter()
     grounding = ground(game, prepare_rules(game), time_limit=time_limit, **bounds)
     network = build_network(grounding, deadline=started + time_limit)
+    planning = time.perf_counter()
     network, net = planned(network)
     stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode,
-                 build_s=round(time.perf_counter() - started, 3))
-    return CompiledGame(network, net, stats, tuple(grounding.notes))
+                 plan_s=round(time.perf_counter() - planning, 3), build_s=round(time.perf_counter() - started, 3))
+    return CompiledGame(network, net, stats, tuple(grounding.notes), grounding.profile)
 
 
 class CompiledGames:

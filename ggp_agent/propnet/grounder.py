@@ -1,21 +1,20 @@
-"""The grounder: every ground rule instance the propnet needs, through SWI-Prolog.
+"""The grounder: every ground rule instance the propnet needs.
 
-Why Prolog: the fixpoint over a game's relations is a query SWI computes in C
-far faster than a Python loop would, and the reasoner already runs a game's
-rules safely there (terms built as data, one module per game, every call on
-the Prolog thread under a time limit).
+The domain is the least model of a relaxed program: with `base`/`input` when
+the game has them and they prove complete (init and next inside base, legal
+inside input), else the fixpoint of `true <- init | next` and
+`does <- legal`, with negation on state-dependent relations ignored
+(`distinct` and negation of static relations still apply). Static relations
+are computed exactly and vanish from the instances: a static literal that
+holds is dropped, an instance with one that fails never appears.
 
-The domain is the least model of a relaxed program (`grounder.pl` says how it
-is built): with `base`/`input` when the game has them and they prove complete
-(init and next inside base, legal inside input), else the fixpoint of
-`true <- init | next` and `does <- legal`, with negation on state-dependent
-relations ignored (`distinct` and negation of static relations still apply).
-Static relations are computed exactly and vanish from the instances: a static
-literal that holds is dropped, an instance with one that fails never appears.
-Relations are computed bottom up, one strongly connected component at a time,
-each reading the facts of those below; only recursive components are tabled.
-Before the instances are enumerated, the rules of state-dependent relations
-are factored (`rules.Factoring`) using the measured sizes of their literals.
+How: the rules are rewritten so that a relation is computed only for the
+arguments its callers ask about (`demand.py`), and the program is evaluated
+bottom up over integer tables (`evaluate.py`, `relations.py`, terms as ids in
+`term_store.py`), in numpy and numba rather than Prolog (docs/propnet.md,
+"Where the time goes"). Then the rules of state-dependent relations are
+factored (`rules.Factoring`) using the measured sizes of their literals,
+and their instances enumerated against the model.
 
 What comes out (`Grounding`): the atoms of the state-dependent relations,
 numbered from 0, and each ground instance as integers (head atom, literal
@@ -23,8 +22,8 @@ count, literals `2 * atom + negated`); the atoms of `true`, `does`, `legal`,
 `goal`, `terminal` and `next` as terms, and the static answers of those
 relations and of `init` and `role`.
 
-Grounding is bounded: a time limit over all of it (Prolog's
-`call_with_time_limit` for each step), a cap on answers and one on instances.
+Grounding is bounded: a time limit over all of it (checked before every
+join), a cap on atoms, one on instances and one on the rows of a join.
 Giving up raises `GroundingError`, which says where (which relation or rule)
 and why. This module must not build the network: it stops at integers.
 """
@@ -32,84 +31,49 @@ and why. This module must not build the network: it stops at integers.
 from __future__ import annotations
 
 import itertools
-import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
-from ..gdl.analysis import sentence_of, strongly_connected_components
+from ..gdl.analysis import sentence_of
 from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Rule, Term, Variable, parenthesized_names, relation_key
+from ..gdl.terms import Compound, Not, Rule, Variable, parenthesized_names, relation_key
 from ..gdl.validate import ValidatedGame
-from ..reasoner import prolog_terms as pt
-from ..reasoner import swipl
-from ..reasoner.prolog_query import call_predicate, consult_runtime
-from ..reasoner.prolog_thread import PrologThread
-from ..reasoner.statemachine import ReasonerError, ReasonerResourceError, ReasonerTimeout
-from .grounder_clauses import (
-    iterate, negative_inside, put_instance_clause, put_pattern, put_plain_clause, put_tagged_clause,
-    read_result, relation_indicator, relaxed_body,
-)
+from .demand import demanded, with_demand
+from .evaluate import GroundingError, Model, RelationTooLarge, Trial, Unstratified
+from .grounding import Grounding
+from .inert import with_inert_fluents
+from .joins import MAX_ROWS
+from .relations import view
 from .rules import Estimates, Factoring, canonical, merge_alternatives, prepare_rules
+from .term_store import TermStore
 
-GROUNDER_FILE = Path(__file__).with_name("grounder.pl")
-_MODULE = "ggp_grounder"
+__all__ = ["Grounding", "GroundingError", "ground", "dynamic_relations", "DEFAULT_MAX_ATOMS", "DEFAULT_MAX_INSTANCES"]
 
 #: Default caps: beyond these a propnet would not pay for itself anyway.
-DEFAULT_MAX_ATOMS = 1_000_000
-DEFAULT_MAX_INSTANCES = 2_000_000
+DEFAULT_MAX_ATOMS = 4_000_000
+DEFAULT_MAX_INSTANCES = 6_000_000
 
 #: Relations whose atoms the network builder needs as terms.
 WANTED = (("true", 1), ("does", 2), ("legal", 2), ("goal", 2), ("terminal", 0), ("next", 1), ("init", 1), ("role", 1))
 
-#: Relations every game's modules declare, defined or not.
-_ALWAYS = {("role", 1), ("init", 1), ("legal", 2), ("next", 1), ("goal", 2), ("terminal", 0), ("base", 1), ("input", 2),
-           ("true", 1), ("does", 2)}
-
 _STATE = {("true", 1), ("does", 2)}
 
-_counter = itertools.count(1)
-_loaded = False
-_load_lock = threading.Lock()
+#: Each component of the static relations is first computed whole, within
+#: these atoms and this share of the time limit; past them it is computed
+#: under demand (`demand.py`) with the state-dependent relations.
+STATIC_TRIAL_ATOMS = 500_000
+STATIC_TRIAL_SHARE = 0.1
 
-
-class GroundingError(ReasonerError):
-    """The grounder gave up: `where` names the relation or rule, `reason` says why."""
-
-    def __init__(self, reason: str, where: str = "", seconds: float = 0.0) -> None:
-        self.reason = reason
-        self.where = where
-        self.seconds = seconds
-        super().__init__(f"grounding gave up ({reason})" + (f" at {where}" if where else ""))
-
-
-@dataclass
-class Grounding:
-    """The ground program of a game's state-dependent part."""
-
-    roles: tuple[Term, ...]
-    #: "base" (the game's base/input were complete) or "relaxed" (a fixpoint)
-    mode: str
-    n_atoms: int
-    #: flat int64: per instance head, literal count, literals (2 * atom + negated)
-    instances: np.ndarray
-    n_instances: int
-    #: relation -> [(atom id, argument terms)] for state-dependent wanted relations
-    dynamic_atoms: dict[tuple[str, int], list[tuple[int, tuple[Term, ...]]]]
-    #: relation -> [argument terms] for static wanted relations (exact answers)
-    static_atoms: dict[tuple[str, int], list[tuple[Term, ...]]]
-    seconds: float
-    #: rules after factoring, and how many auxiliary relations that made
-    n_rules: int = 0
-    n_aux: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def atoms_of(self, relation: tuple[str, int]) -> tuple[list, list]:
-        """(dynamic (id, args) pairs, static args) of a wanted relation."""
-        return self.dynamic_atoms.get(relation, []), self.static_atoms.get(relation, [])
+#: The other relations are computed whole too, unless one passes this many
+#: atoms (or a join of its rules passes its cap): that one is then computed
+#: under demand and the model computed again, at most `DEMAND_RETRIES` times.
+#: Demand first would cost more where callers bind arguments from independent
+#: sources (chess's threats are asked for every attacker, king and ignored
+#: square: millions of demands for a relation of 50,000 atoms).
+WHOLE_CAP = 300_000
+DEMAND_RETRIES = 6
 
 
 def dynamic_relations(rules, base: frozenset = frozenset()) -> frozenset:
@@ -137,75 +101,56 @@ def ground(
     max_instances: int = DEFAULT_MAX_INSTANCES,
     use_base: bool = True,
     factor: bool = True,
+    demand: bool = True,
 ) -> Grounding:
     """Ground the game's rules (or `rules`) within the given bounds."""
     rules = prepare_rules(game) if rules is None else rules
+    rules, inert = with_inert_fluents(rules)
     has_base = any(relation_key(r.head) == ("base", 1) for r in rules) and any(
         relation_key(r.head) == ("input", 2) for r in rules
     )
     modes = ["base", "relaxed"] if use_base and has_base else ["relaxed"]
     started = time.perf_counter()
-    deadline = started + time_limit
-    thread = PrologThread.instance()
     notes: list[str] = []
+    spelling = parenthesized_names(game.rules)
+    profile: dict = {}
     for mode in modes:
-        number = next(_counter)
-        job = _Job(
-            roles=tuple(game.roles),
-            mode=mode,
-            rules=rules,
-            relaxed_module=f"ggp_ground_{number}_r",
-            facts_module=f"ggp_ground_{number}_f",
-            delta_module=f"ggp_ground_{number}_d",
-            deadline=deadline,
-            started=started,
-            max_atoms=max_atoms,
-            max_instances=max_instances,
-            factor=factor,
-        )
+        job = _Job(tuple(game.roles), mode, tuple(rules), started + time_limit, started, max_atoms, max_instances,
+                   factor, demand, spelling)
         try:
-            result = thread.call(_run_spelled, job, parenthesized_names(game.rules))
-        finally:
-            thread.call(_destroy, job)
-        if isinstance(result, str):
-            notes.append(f"base/input incomplete ({result}): grounded by the relaxed fixpoint instead")
+            result = job.run()
+        except _BaseIncomplete as incomplete:
+            notes.append(f"base/input incomplete ({incomplete}): grounded by the relaxed fixpoint instead")
+            _merge(profile, job.profile())
             continue
+        except GroundingError as error:
+            _merge(profile, job.profile())
+            error.seconds = time.perf_counter() - started
+            error.profile = _sorted(profile)
+            raise
+        except MemoryError:
+            _merge(profile, job.profile())
+            raise GroundingError("out of memory", "", time.perf_counter() - started, _sorted(profile)) from None
+        _merge(profile, job.profile())
         result.notes = notes + result.notes
         result.seconds = time.perf_counter() - started
+        result.profile = _sorted(profile)
         return result
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-@dataclass
-class _Job:
-    roles: tuple
-    mode: str
-    rules: tuple
-    relaxed_module: str
-    facts_module: str
-    delta_module: str
-    deadline: float
-    started: float
-    max_atoms: int
-    max_instances: int
-    factor: bool
-    where_rules: tuple = ()
+class _BaseIncomplete(Exception):
+    """base/input do not hold every state and move (the message says which)."""
 
 
-# -- everything below runs on the Prolog thread --------------------------------------
+def _merge(profile: dict, steps: dict) -> None:
+    for step, (seconds, count) in steps.items():
+        old = profile.get(step, (0.0, 0))
+        profile[step] = (old[0] + seconds, old[1] + count)
 
 
-def _ensure_loaded() -> None:
-    global _loaded
-    with _load_lock:
-        if not _loaded:
-            consult_runtime(GROUNDER_FILE)
-            _loaded = True
-
-
-def _own(name: str, arity: int):
-    """The indicator of one of the grounder's own predicates ('$inst', '$sn0', '$snd')."""
-    return pt.indicator(name, arity)
+def _sorted(profile: dict) -> tuple:
+    return tuple(sorted(((step, s, c) for step, (s, c) in profile.items()), key=lambda item: -item[1]))
 
 
 def _state_rules(mode: str) -> list[Rule]:
@@ -217,247 +162,246 @@ def _state_rules(mode: str) -> list[Rule]:
             Rule(does, (Compound("legal", (p, m)),))]
 
 
-def _call(job: _Job, name: str, args, read=None, where: str = ""):
-    """A grounder predicate under the time left; errors become GroundingError."""
-    remaining = job.deadline - time.perf_counter()
-    seconds = time.perf_counter() - job.started
-    if remaining <= 0:
-        raise GroundingError("time limit", where or _progress(job), seconds)
-    try:
-        return call_predicate(_MODULE, name, args, remaining, read)
-    except GroundingError:
-        raise
-    except ReasonerError as error:
-        seconds = time.perf_counter() - job.started
-        place = where or _progress(job)
-        if isinstance(error, ReasonerTimeout):
-            raise GroundingError("time limit", place, seconds) from None
-        if isinstance(error, ReasonerResourceError):
-            raise GroundingError("Prolog ran out of memory", place, seconds) from None
-        text = str(error)
-        reason = text.split("ggp_ground(", 1)[1].rsplit(")", 1)[0] if "ggp_ground(" in text else text
-        raise GroundingError(reason.replace("gdl:", ""), place, seconds) from None
+class _Job:
+    """One grounding in one mode."""
 
+    def __init__(self, roles, mode, rules, deadline, started, max_atoms, max_instances, factor, demand,
+                 spelling) -> None:
+        self.roles, self.mode, self.rules = roles, mode, rules
+        self.started, self.max_instances = started, max_instances
+        self.factor, self.demand = factor, demand
+        self.store = TermStore()
+        self.store.parenthesized = spelling
+        self.model = Model(self.store, deadline, max_atoms, MAX_ROWS)
+        self.phases: dict = {}
+        self.notes: list[str] = []
 
-def _run_spelled(job: _Job, spelling: frozenset):
-    """`_run`, its atoms read back as the game's rules write them."""
-    with swipl.spelled(spelling):
-        return _run(job)
+    def profile(self) -> dict:
+        steps = {step: (s, c) for step, (s, c) in self.model.profile.items()}
+        steps.update(self.phases)
+        return steps
 
+    def phase(self, name: str, began: float) -> None:
+        old = self.phases.get(name, (0.0, 0))
+        self.phases[name] = (old[0] + time.process_time() - began, 0)
 
-def _run(job: _Job):
-    _ensure_loaded()
-    rules = list(job.rules) + _state_rules(job.mode)
-    relations = set(_ALWAYS)
-    for rule in rules:
-        relations.add(relation_key(rule.head))
-        for literal in rule.body:
-            sentence = sentence_of(literal)
-            if sentence is not None:
-                relations.add(relation_key(sentence))
-    dynamic = dynamic_relations(rules)
-    components, component_of, recursive = _components(rules, relations, dynamic)
-    r, f, d = job.relaxed_module, job.facts_module, job.delta_module
-    seminaive = {c for c in recursive if not negative_inside(rules, components[c], dynamic)}
-    tabled = [key for key in relations if component_of[key] in recursive - seminaive]
-    indicators = [relation_indicator(k) for k in sorted(relations)]
-    _call(job, "ground_create", [pt.atom(r), pt.fill_list(indicators + [_own("$sn0", 2), _own("$snd", 2)]),
-                                  pt.fill_list(map(relation_indicator, tabled))], where="loading the rules")
-    _call(job, "ground_create", [pt.atom(f), pt.fill_list(indicators + [_own("$inst", 3)]), pt.fill_list([])],
-          where="loading the rules")
-    _call(job, "ground_create", [pt.atom(d), pt.fill_list(indicators), pt.fill_list([])], where="loading the rules")
+    def run(self) -> Grounding:
+        all_rules = list(self.rules) + _state_rules(self.mode)
+        dynamic = dynamic_relations(all_rules)
+        self._program(all_rules, dynamic)
+        model = self.model
+        if self.mode == "base":
+            problem = self._base_problem()
+            if problem:
+                raise _BaseIncomplete(problem)
 
-    def is_static(key):
-        return key not in dynamic
+        # -- factoring -----------------------------------------------------------------
+        relevant = _relevant(all_rules)
+        network_rules = [rule for rule in self.rules if relation_key(rule.head) in dynamic
+                         and relation_key(rule.head) in relevant]
+        aux_rules: list[Rule] = []
+        if self.factor and network_rules:
+            began = time.process_time()
+            estimates = Estimates(self._measure(network_rules))
+            factoring = Factoring(estimates, lambda key: key not in dynamic)
+            factored = []
+            for rule in network_rules:
+                factored.extend(factoring.factor(rule))
+            aux_rules = factoring.aux_rules
+            names = itertools.count(factoring.aux_count + 1)
+            with_aux = dynamic_relations(list(self.rules) + aux_rules + _state_rules(self.mode))
+            merged, alt_rules = merge_alternatives(aux_rules + factored, lambda key: key not in with_aux,
+                                                   lambda: f"aux {next(names)}")
+            aux_keys = {relation_key(rule.head) for rule in aux_rules}
+            aux_rules = [rule for rule in merged if relation_key(rule.head) in aux_keys] + alt_rules
+            network_rules = [rule for rule in merged if relation_key(rule.head) not in aux_keys]
+            self.phase("factoring", began)
+        if aux_rules:
+            dynamic = dynamic_relations(list(self.rules) + aux_rules + _state_rules(self.mode))
+            model.run(aux_rules, lambda rule: _relaxed(rule.body, dynamic), str)
+        network_rules = [rule for rule in aux_rules + network_rules if relation_key(rule.head) in dynamic]
 
-    for rule in rules:
-        head_key = relation_key(rule.head)
-        component = component_of[head_key]
-        body = relaxed_body(rule, dynamic)
-        if component in seminaive:
-            members = set(components[component])
-            recursive_positions = [i for i, lit in enumerate(body)
-                                   if is_positive_sentence(lit) and relation_key(lit) in members]
-            if not recursive_positions:
-                _add_clause(job, r, lambda ref, rule=rule, body=body, c=component:
-                            put_tagged_clause(ref, "$sn0", c, rule.head, body, f, None, is_static))
-            for position in recursive_positions:
-                moved = [body[position]] + body[:position] + body[position + 1:]
-                _add_clause(job, r, lambda ref, rule=rule, moved=moved, c=component:
-                            put_tagged_clause(ref, "$snd", c, rule.head, moved, f, d, is_static))
-            continue
-        local = component in recursive and (lambda key, c=component: component_of.get(key) == c)
-        _add_clause(job, r, lambda ref, rule=rule, body=body, local=local:
-                    put_plain_clause(ref, rule.head, body, f, local, is_static))
-    descriptors = []
-    for c, members in enumerate(components):
-        kind = "seminaive" if c in seminaive else "plain"
-        members_fill = pt.fill_list(map(relation_indicator, members))
-        if kind == "seminaive":
-            descriptors.append(lambda ref, c=c, m=members_fill: swipl.put_compound(ref, "seminaive", [pt.integer(c), m]))
-        else:
-            descriptors.append(lambda ref, m=members_fill: swipl.put_compound(ref, "plain", [m]))
-    _call(job, "ground_reset_count", [])
-    _call(job, "ground_answers", [pt.atom(r), pt.atom(f), pt.atom(d), pt.fill_list(descriptors), pt.integer(job.max_atoms)])
-    if job.mode == "base":
-        problem = _call(job, "ground_base_problem", [pt.atom(f), pt.var], read=lambda refs: swipl.get_text(refs + 1))
-        if problem is not False:
-            return str(problem).replace("gdl:", "")
-
-    # -- factoring ---------------------------------------------------------------
-    network_rules = [rule for rule in job.rules if relation_key(rule.head) in dynamic]
-    aux_rules: list[Rule] = []
-    estimates = None
-    if job.factor and network_rules:
-        estimates = Estimates(_measure(job, f, network_rules))
-        factoring = Factoring(estimates, lambda key: key not in dynamic)
-        factored = []
+        # -- instances ------------------------------------------------------------------
+        dense = self._numbering(dynamic)
+        parts = []
+        n_instances = 0
         for rule in network_rules:
-            factored.extend(factoring.factor(rule))
-        aux_rules = factoring.aux_rules
-        names = itertools.count(factoring.aux_count + 1)
-        with_aux = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
-        merged, alt_rules = merge_alternatives(aux_rules + factored, lambda key: key not in with_aux,
-                                               lambda: f"aux {next(names)}")
-        aux_keys = {relation_key(rule.head) for rule in aux_rules}
-        aux_rules = [rule for rule in merged if relation_key(rule.head) in aux_keys] + alt_rules
-        network_rules = [rule for rule in merged if relation_key(rule.head) not in aux_keys]
-    if aux_rules:
-        aux_keys = _dependency_order(aux_rules)
-        _call(job, "ground_create", [pt.atom(r), pt.fill_list(map(relation_indicator, aux_keys)), pt.fill_list([])], where="loading the rules")
-        _call(job, "ground_create", [pt.atom(f), pt.fill_list(map(relation_indicator, aux_keys)), pt.fill_list([])], where="loading the rules")
-        dynamic = dynamic_relations(list(job.rules) + aux_rules + _state_rules(job.mode))
-        for rule in aux_rules:
-            _add_clause(job, r, lambda ref, rule=rule: put_plain_clause(ref, rule.head, relaxed_body(rule, dynamic), f,
-                                                                         False, lambda key: key not in dynamic))
-        plain = [lambda ref, k=k: swipl.put_compound(ref, "plain", [pt.fill_list([relation_indicator(k)])]) for k in aux_keys]
-        _call(job, "ground_answers", [pt.atom(r), pt.atom(f), pt.atom(d), pt.fill_list(plain), pt.integer(job.max_atoms)])
-        network_rules = aux_rules + network_rules
-        relations.update(aux_keys)
-    network_rules = [rule for rule in network_rules if relation_key(rule.head) in dynamic]
-    job.where_rules = tuple(network_rules)
-    for index, rule in enumerate(network_rules, start=1):
-        _add_clause(job, f, lambda ref, rule=rule, index=index: put_instance_clause(ref, rule, index, dynamic, estimates))
+            where = f"instances of rule {rule}"
+            model.check_time(where)
+            began = time.process_time()
+            heads, literals = model.instances(rule, lambda key: key in dynamic, where)
+            n_instances += len(heads)
+            if n_instances > self.max_instances:
+                raise GroundingError(f"too many instances (more than {self.max_instances})", where)
+            parts.append(_flat(dense, heads, literals))
+            step = model.profile[where]
+            step[0] += time.process_time() - began
+            step[1] += len(heads)
+        instances = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        began = time.process_time()
+        dynamic_atoms, static_atoms = self._wanted(dynamic, dense)
+        self.phase("reading the atoms", began)
+        return Grounding(
+            roles=self.roles, mode=self.mode, n_atoms=int(dense.max(initial=-1)) + 1, instances=instances,
+            n_instances=n_instances, dynamic_atoms=dynamic_atoms, static_atoms=static_atoms,
+            seconds=time.perf_counter() - self.started, n_rules=len(network_rules), n_aux=len(aux_rules),
+            notes=self.notes)
 
-    dynamic_order = sorted(key for key in relations if key in dynamic)
-    wanted = [
-        (lambda ref, key=key: swipl.put_compound(ref, "-", [relation_indicator(key), pt.atom("state" if key in dynamic else "static")]))
-        for key in WANTED
-    ]
-    limits = lambda ref: swipl.put_compound(ref, "limits", [pt.integer(job.max_instances), pt.integer(len(network_rules))])
-    n_atoms, n_instances, text, dynamic_atoms, static_atoms = _call(
-        job, "ground_finish",
-        [pt.atom(f), pt.fill_list(map(relation_indicator, dynamic_order)), pt.fill_list(wanted), limits, pt.var],
-        read=lambda refs: read_result(refs + 4, job.deadline, lambda where: GroundingError("time limit", where)),
-    )
-    instances = np.fromstring(text, dtype=np.int64, sep=" ") if text.strip() else np.zeros(0, dtype=np.int64)
-    return Grounding(
-        roles=job.roles,
-        mode=job.mode,
-        n_atoms=n_atoms,
-        instances=instances,
-        n_instances=n_instances,
-        dynamic_atoms=dynamic_atoms,
-        static_atoms=static_atoms,
-        seconds=time.perf_counter() - job.started,
-        n_rules=len(network_rules),
-        n_aux=len(aux_rules),
-    )
+    def _program(self, all_rules: list[Rule], dynamic: frozenset) -> None:
+        """Compute the model: each relation whole where it stays small, under
+        demand where it does not (the static ones tried first, one component
+        at a time; the others by a run that starts again with one more
+        relation under demand each time one grows too large)."""
+        relevant = _relevant(all_rules)
+        all_rules = [rule for rule in all_rules if relation_key(rule.head) in relevant]
+        heads = {relation_key(rule.head) for rule in all_rules}
+        asked: set = set()
+        if self.demand:
+            static = [rule for rule in all_rules if relation_key(rule.head) not in dynamic]
+            trial = Trial(STATIC_TRIAL_ATOMS, STATIC_TRIAL_SHARE * (self.model.deadline - self.started))
+            try:
+                asked = self.model.run(static, lambda rule: rule.body, str, trial=trial)
+            except Unstratified:  # raised before anything is computed
+                asked = {relation_key(rule.head) for rule in static}
+            done = {relation_key(rule.head) for rule in static} - asked
+            all_rules = [rule for rule in all_rules if relation_key(rule.head) not in done]
+        before = set(self.model.tables)
+        attempts = [False, True] if self.demand else []
+        retries = 0
+        while True:
+            negated_whole = attempts[0] if attempts else None
+            if negated_whole is None or not asked:
+                rules = all_rules
+            else:
+                began = time.process_time()
+                whole = (heads | set(WANTED)) - asked
+                rules = with_demand(all_rules, whole, lambda key: key not in dynamic, negated_whole).rules
+                self.phase("demand", began)
+            watched = heads - set(WANTED) - asked
+            if self.demand and retries < DEMAND_RETRIES:
+                self.model.watch = (lambda key: key in watched, min(WHOLE_CAP, self.model.max_atoms // 4))
+            try:
+                self.model.run(rules, lambda rule: _relaxed(rule.body, dynamic), str,
+                               lambda rule: demanded(relation_key(rule.head)) not in dynamic)
+                return
+            except Unstratified as error:
+                if negated_whole is None or not asked:
+                    raise GroundingError(f"unstratified: {error}") from None
+                self.notes.append(f"demand {'without negated relations ' if negated_whole else ''}"
+                                  f"left a negation in a recursion ({error})")
+                attempts.pop(0)
+            except RelationTooLarge as error:
+                self.notes.append(f"{error.key[0]}/{error.key[1]} computed under demand: whole it passed "
+                                  f"{self.model.watch[1]} atoms")
+                asked.add(error.key)
+                retries += 1
+                self.model.forget(set(self.model.tables) - before)
+            finally:
+                self.model.watch = None
 
+    def _base_problem(self) -> str:
+        """Why base/input do not hold every state and move, or ''."""
+        model = self.model
+        for source, target, name in ((("init", 1), ("true", 1), "init_outside_base"),
+                                     (("next", 1), ("true", 1), "next_outside_base"),
+                                     (("legal", 2), ("does", 2), "legal_outside_input")):
+            rows, _ = model.atoms_of(source)
+            tag = self.store.symbol(("r",) + target)
+            ids = self.store.chain(tag, [rows[:, i] for i in range(source[1])], len(rows), insert=False)
+            outside = ~np.isin(ids, model.atoms_of(target)[1])
+            if outside.any():
+                args = ", ".join(str(self.store.term(int(a))) for a in rows[int(np.argmax(outside))])
+                return f"{name}({args})"
+        return ""
 
-def _components(rules, relations, dynamic):
-    """Strongly connected components of the relation graph of the relaxed
-    program (negations of state-dependent relations gone), dependencies first."""
-    edges: dict[tuple, set] = {key: set() for key in relations}
-    for rule in rules:
-        head = relation_key(rule.head)
-        for literal in relaxed_body(rule, dynamic):
-            sentence = sentence_of(literal)
-            if sentence is not None:
-                edges[head].add(relation_key(sentence))
-    components = strongly_connected_components(sorted(relations), lambda key: sorted(edges[key]))
-    component_of = {key: i for i, members in enumerate(components) for key in members}
-    recursive = {i for i, members in enumerate(components)
-                 if len(members) > 1 or members[0] in edges[members[0]]}
-    return components, component_of, recursive
-
-
-def _dependency_order(rules: list[Rule]) -> list[tuple[str, int]]:
-    """The rules' head relations, each after the others of them it reads."""
-    heads: dict[tuple[str, int], set] = {}
-    for rule in rules:
-        reads = heads.setdefault(relation_key(rule.head), set())
-        for literal in rule.body:
-            sentence = sentence_of(literal)
-            if sentence is not None:
-                reads.add(relation_key(sentence))
-    order: list[tuple[str, int]] = []
-    placed: set = set()
-    pending = list(heads)
-    while pending:
-        progress = False
-        for key in list(pending):
-            if all(dep in placed or dep not in heads or dep == key for dep in heads[key]):
-                order.append(key)
-                placed.add(key)
-                pending.remove(key)
-                progress = True
-        if not progress:  # a cycle (not made by factoring): keep the given order
-            order.extend(pending)
-            break
-    return order
-
-
-def _measure(job: _Job, facts_module: str, rules: list[Rule]) -> dict[str, list[int]]:
-    """Count facts and distinct values per variable for every positive literal."""
-    patterns: dict[str, object] = {}
-    for rule in rules:
-        for literal in rule.body:
-            if is_positive_sentence(literal):
+    def _measure(self, rules: list[Rule]) -> dict[str, list[int]]:
+        """Count facts and distinct values per variable for every positive literal."""
+        measured: dict[str, list[int]] = {}
+        for rule in rules:
+            for literal in rule.body:
+                if not is_positive_sentence(literal):
+                    continue
                 key, order = canonical(literal)
-                if key not in patterns:
-                    patterns[key] = (literal, order)
-    keys = list(patterns)
+                if key in measured:
+                    continue
+                table = self.model.table(relation_key(literal))
+                args = literal.args if isinstance(literal, Compound) else ()
+                found = view(self.store, table, args, 0, table.n)
+                measured[key] = [found.n] + [found.distinct(v) if found.n else 0 for v in order]
+        return measured
 
-    rows = _call(
-        job, "ground_stats",
-        [pt.atom(facts_module), pt.fill_list(lambda ref, p=patterns[k]: put_pattern(ref, *p) for k in keys), pt.var],
-        read=lambda refs: [[swipl.get_int(x) for x in swipl.get_list(row)] for row in iterate(refs + 2)],
-    )
-    return dict(zip(keys, rows))
+    def _numbering(self, dynamic: frozenset) -> np.ndarray:
+        """Atom id -> number among the state-dependent atoms (-1 for others)."""
+        dense = np.full(self.store.n_ids, -1, dtype=np.int64)
+        number = 0
+        for key in sorted(k for k in self.model.tables if k in dynamic):
+            _, atoms = self.model.atoms_of(key)
+            dense[atoms] = np.arange(number, number + len(atoms))
+            number += len(atoms)
+        return dense
 
+    def _wanted(self, dynamic: frozenset, dense: np.ndarray) -> tuple[dict, dict]:
+        """The wanted relations' atoms as argument terms: each distinct term
+        read back once (amazons has 280,000 moves, each a legal and a does
+        atom)."""
+        dynamic_atoms: dict = {}
+        static_atoms: dict = {}
+        for key in WANTED:
+            rows, atoms = self.model.atoms_of(key)
+            columns = [self._terms(rows[:, i]) for i in range(key[1])]
+            args = list(zip(*columns)) if columns else [()] * len(atoms)
+            if key in dynamic:
+                dynamic_atoms[key] = list(zip(dense[atoms].tolist(), args))
+            else:
+                static_atoms[key] = args
+        return dynamic_atoms, static_atoms
 
-def _progress(job: _Job) -> str:
-    try:
-        where = call_predicate(_MODULE, "ground_progress", [pt.var], read=lambda refs: swipl.get_text(refs))
-    except ReasonerError:
-        return "unknown"
-    text = str(where)
-    if text.startswith("rule(") and text[5:-1].isdigit():
-        index = int(text[5:-1])
-        if 0 < index <= len(job.where_rules):
-            return f"instances of rule {job.where_rules[index - 1]}"
-    return text.replace("gdl:", "")
-
-
-def _destroy(job: _Job) -> None:
-    if not _loaded:
-        return
-    for module in (job.relaxed_module, job.facts_module, job.delta_module):
-        try:
-            call_predicate(_MODULE, "ground_destroy", [pt.atom(module)])
-        except ReasonerError:  # pragma: no cover - best effort
-            pass
-
-
-def _add_clause(job: _Job, module: str, fill) -> None:
-    api = swipl.api
-    frame = api.open_foreign_frame()
-    try:
-        clause = api.new_term_ref()
-        fill(clause)
-        _call(job, "ground_add_clause", [pt.atom(module), lambda ref: api.put_term(ref, clause)], where="loading the rules")
-    finally:
-        api.discard_foreign_frame(frame)
+    def _terms(self, ids: np.ndarray) -> list:
+        distinct, index = np.unique(ids, return_inverse=True)
+        terms = [self.store.term(term_id) for term_id in distinct.tolist()]
+        return [terms[i] for i in index.tolist()]
 
 
+def _relaxed(body, dynamic: frozenset) -> list:
+    """The body without negations of state-dependent relations (the relaxed program)."""
+    return [literal for literal in body
+            if not (isinstance(literal, Not) and sentence_of(literal) is not None
+                    and relation_key(sentence_of(literal)) in dynamic)]
+
+
+def _relevant(rules: list[Rule]) -> set:
+    """The relations the wanted ones depend on, and those."""
+    reads: dict = {}
+    for rule in rules:
+        body = reads.setdefault(relation_key(rule.head), set())
+        body.update(relation_key(s) for s in map(sentence_of, rule.body) if s is not None)
+    found = set(WANTED)
+    stack = list(found)
+    while stack:
+        for key in reads.get(stack.pop(), ()):
+            if key not in found:
+                found.add(key)
+                stack.append(key)
+    return found
+
+
+def _flat(dense: np.ndarray, heads: np.ndarray, literals: list) -> np.ndarray:
+    """Instances as head, literal count, literals (2 * number + negated), in one int64 array."""
+    n = len(heads)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if (dense[heads] < 0).any():
+        raise GroundingError("internal: an instance's head is not a state-dependent atom")
+    codes = []
+    for negated, ids in literals:
+        if not negated and (dense[np.maximum(ids, 0)] < 0).any():
+            raise GroundingError("internal: a positive literal is not a state-dependent atom")
+        number = np.where(ids >= 0, dense[np.maximum(ids, 0)], -1)
+        codes.append(np.where(number >= 0, 2 * number + int(negated), -1))
+    matrix = np.full((n, 2 + len(codes)), -1, dtype=np.int64)
+    matrix[:, 0] = dense[heads]
+    for index, column in enumerate(codes):
+        matrix[:, 2 + index] = column
+    matrix[:, 1] = (matrix[:, 2:] >= 0).sum(axis=1)
+    flat = matrix.ravel()
+    return flat[flat >= 0]

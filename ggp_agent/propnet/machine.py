@@ -42,7 +42,7 @@ from . import state_kernels as kernels
 from .arrays import Net, new_rng, new_work
 from .bench import bench_net
 from .compiled import COMPILED
-from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES
+from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, GroundingError
 from .network import Network
 
 log = logging.getLogger(__name__)
@@ -50,9 +50,11 @@ log = logging.getLogger(__name__)
 class PropnetUnavailable(ReasonerError):
     """The propnet could not be built for this game within its bounds."""
 
-    def __init__(self, reason: str, seconds: float) -> None:
+    def __init__(self, reason: str, seconds: float, profile: tuple = ()) -> None:
         self.reason = reason
         self.seconds = seconds
+        #: the grounding's steps until it gave up, the costliest first (`GroundingError.profile`)
+        self.profile = profile
         super().__init__(f"no propnet after {seconds:.2f} s: {reason}")
 
 
@@ -78,7 +80,8 @@ class PropnetStateMachine(StateMachine):
                                                  use_base=use_base, factor=factor)
             work = new_work(compiled.net)
         except ReasonerError as error:
-            raise PropnetUnavailable(str(error), time.perf_counter() - started) from error
+            profile = error.profile if isinstance(error, GroundingError) else ()
+            raise PropnetUnavailable(str(error), time.perf_counter() - started, profile) from error
         except RecursionError as error:  # pragma: no cover - defensive
             raise PropnetUnavailable(f"recursion: {error}", time.perf_counter() - started) from error
         network, net = compiled.network, compiled.net
@@ -105,6 +108,8 @@ class PropnetStateMachine(StateMachine):
         #: this machine's own time: about nothing when the build was `cached`
         self.build_s = time.perf_counter() - started
         self.stats = dict(compiled.stats, cached=self.cached)  # build_s: the build's own, not this machine's
+        #: the grounding's steps, the costliest first
+        self.profile = compiled.profile
         if self.cached:
             log.info("propnet: the build of these rules made earlier in this process (%.2f s then)",
                      compiled.stats["build_s"])

@@ -42,7 +42,7 @@ from ..reasoner.movecodes import MoveCodes
 from ..reasoner.statemachine import ReasonerError
 from .graph_kernels import fold_constants, raw_graph, rebuild
 from .order_kernels import order_gates, renumber
-from .grounder import Grounding
+from .grounding import Grounding
 
 LEAF, AND, OR = 0, 1, 2
 

@@ -250,11 +250,24 @@ class Factoring:
         return head
 
 
+#: Rules with at most this many variables the head does not need also try
+#: eliminating each pair of them that shares a literal.
+_PAIRS_UP_TO = 24
+
+
 def _candidates(head_vars, literal_vars, body) -> list[frozenset]:
     """Variable sets to eliminate: each variable the head does not need alone,
-    and each connected group of them (variables linked by sharing a literal)."""
+    each pair of them that meet in a literal (a sum of two guesses, `(sum ?n1
+    ?n2 ?s1)`, needs both gone for the sum alone to remain), and each
+    connected group of them (variables linked by sharing a literal)."""
     free = [v for v in _ordered_variables(body) if v not in head_vars]
     candidates = [frozenset([v]) for v in free]
+    if len(free) <= _PAIRS_UP_TO:
+        pairs = set()
+        for vs in literal_vars:
+            local = sorted((v for v in vs if v not in head_vars), key=free.index)
+            pairs.update(frozenset((a, b)) for i, a in enumerate(local) for b in local[i + 1:])
+        candidates.extend(sorted(pairs, key=lambda pair: sorted(free.index(v) for v in pair)))
     sets = _DisjointSets(free)
     for vs in literal_vars:
         sets.join([v for v in vs if v in sets])
@@ -326,124 +339,6 @@ def _rule_key(head: Sentence, body: list[Literal]) -> str:
         raise TypeError(term)
 
     return rename(head) + " :- " + " ".join(rename(l) for l in body)
-
-
-def join_order(body: list[Literal], is_static: Callable[[tuple[str, int]], bool],
-               estimates: Optional[Estimates] = None, keep_first: bool = False) -> list[Literal]:
-    """The body with its positive literals in a good order for bottom-up
-    enumeration (negations and `distinct` follow, for `order_body` to place).
-
-    Greedy: next the literal expected to match fewest facts given the
-    variables bound so far; with measurements that is size / product of the
-    bound variables' domains, without them the literal with the largest share
-    of bound variables (static relations first on ties: they are exact and
-    usually small). With `keep_first` the first positive literal stays first
-    (the delta literal of a semi-naive round).
-    """
-    positives = [literal for literal in body if is_positive_sentence(literal)]
-    others = [literal for literal in body if not is_positive_sentence(literal)]
-    ordered: list[Literal] = []
-    bound: set = set()
-    if keep_first and positives:
-        ordered.append(positives.pop(0))
-        bound.update(variables(ordered[0]))
-    while positives:
-        best_index, best_key = 0, None
-        for index, literal in enumerate(positives):
-            names = set(variables(literal))
-            free = names - bound
-            if estimates is not None:
-                measure = estimates.measure(literal)
-                expected = measure.size
-                for variable in names & bound:
-                    expected /= measure.domains.get(variable, 1.0)
-                key = (expected, len(free), index)
-            else:
-                share = 1.0 if not names else len(names & bound) / len(names)
-                key = (-share, not is_static(relation_key(literal)), len(free), index)
-            if best_key is None or key < best_key:
-                best_index, best_key = index, key
-        chosen = positives.pop(best_index)
-        ordered.append(chosen)
-        bound.update(variables(chosen))
-    return ordered + others
-
-
-def answer_plan(head: Sentence, body: list[Literal], is_static: Callable[[tuple[str, int]], bool],
-                keep_first: bool = False) -> list:
-    """The body as a goal plan for computing the head's answers (not its instances).
-
-    Only which heads hold matters there, so a group of literals linked by
-    variables the head does not have is an existence test once the head's
-    variables it uses are bound: one solution is enough (`once`). Such a
-    frame rule as `next(cell ?x ?y ?m) :- true(cell ?x ?y ?m), does(blocker,
-    (mark ?a ?b ?c ?d)), (distinctCell ?x ?y ?a ?b), ...` then costs one test
-    per cell instead of one derivation per cell and move.
-
-    Returns items ("goal", literal, first) and ("once", [items]); `first` marks
-    the literal that was first in the body (the delta literal of a
-    semi-naive round, when `keep_first`).
-    """
-    ordered = join_order(body, is_static, keep_first=keep_first)
-    first_literal = ordered[0] if keep_first and ordered and is_positive_sentence(ordered[0]) else None
-    head_vars = set(variables(head))
-    sets = _DisjointSets(())
-    for literal in ordered:
-        names = [v for v in variables(literal) if v not in head_vars]
-        sets.add(names)
-        sets.join(names)
-
-    def group_of(literal):
-        for v in variables(literal):
-            if v not in head_vars:
-                return sets.find(v)
-        return None
-
-    positives = [l for l in ordered if is_positive_sentence(l)]
-    others = [l for l in ordered if not is_positive_sentence(l)]
-    head_literals = [l for l in positives if group_of(l) is None]
-    bound_by_head = set().union(*(set(variables(l)) for l in head_literals)) if head_literals else set()
-    members: dict = {}
-    for literal in positives:
-        group = group_of(literal)
-        if group is not None:
-            members.setdefault(group, []).append(literal)
-    existential = set()
-    for group, literals in members.items():
-        uses = set().union(*(set(variables(l)) for l in literals)) & head_vars
-        if uses <= bound_by_head and not any(l is first_literal for l in literals):
-            existential.add(group)
-    if not existential:
-        return _placed([("goal", l, l is first_literal) for l in positives], others, set())
-    outer = [("goal", l, l is first_literal) for l in positives if group_of(l) not in existential]
-    plan = _placed(outer, [l for l in others if group_of(l) not in existential], set())
-    for group in members:
-        if group in existential:
-            goals = [("goal", l, False) for l in members[group]]
-            inner = [l for l in others if group_of(l) == group]
-            plan.append(("once", _placed(goals, inner, head_vars)))
-    return plan
-
-
-def _placed(goals: list, pending: list, bound: set) -> list:
-    """Goals with each negation/`distinct` placed where its variables are bound."""
-    bound = set(bound)
-    pending = list(pending)
-    plan = []
-
-    def release():
-        for literal in list(pending):
-            if set(variables(literal)) <= bound:
-                plan.append(("goal", literal, False))
-                pending.remove(literal)
-
-    release()
-    for item in goals:
-        plan.append(item)
-        bound.update(variables(item[1]))
-        release()
-    plan.extend(("goal", literal, False) for literal in pending)
-    return plan
 
 
 def merge_alternatives(rules: list[Rule], is_static: Callable[[tuple[str, int]], bool],

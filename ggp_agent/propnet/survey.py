@@ -27,7 +27,7 @@ def survey_game(path: Path, budget: float) -> dict:
         machine = PropnetStateMachine(game, time_limit=budget)
     except PropnetUnavailable as error:
         return dict(row, built=False, wall_s=round(time.perf_counter() - wall, 2),
-                    cpu_s=round(time.process_time() - cpu, 2), reason=error.reason)
+                    cpu_s=round(time.process_time() - cpu, 2), reason=error.reason, steps=_steps(error.profile))
     row.update(
         built=True,
         wall_s=round(time.perf_counter() - wall, 2),
@@ -37,5 +37,19 @@ def survey_game(path: Path, budget: float) -> dict:
         gates=machine.stats["gates"],
         edges=machine.stats["edges"],
         grounding_s=machine.stats["grounding_s"],
+        network_s=machine.stats["network_s"],
+        plan_s=machine.stats["plan_s"],
+        atoms=machine.stats["atoms"],
+        instances=machine.stats["instances"],
+        steps=_steps(machine.profile),
     )
     return row
+
+
+#: Steps of a grounding's profile a survey row keeps.
+KEPT_STEPS = 5
+
+
+def _steps(profile: tuple) -> list:
+    """The costliest steps of a grounding: [step (at most 120 characters), CPU seconds, count]."""
+    return [[step[:120], round(seconds, 2), count] for step, seconds, count in profile[:KEPT_STEPS]]

@@ -1,9 +1,7 @@
 """The one set of builders that turn GDL data into Prolog terms (and read some back).
 
-Both users of SWI-Prolog build their clauses and queries here: the Prolog engine
-(`prolog_machine.py`: a game's rules and every query's arguments) and the
-propnet's grounder (`propnet/grounder_clauses.py`: the relaxed program and its
-instance clauses). Terms are built through the foreign interface as data, never
+The Prolog engine builds its clauses and queries here (`prolog_machine.py`: a
+game's rules and every query's arguments). Terms are built through the foreign interface as data, never
 as source text, so a game's symbols cannot become Prolog syntax; every GDL
 relation is called through its own predicate name (`compile.predicate_name`).
 

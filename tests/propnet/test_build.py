@@ -97,7 +97,7 @@ def test_identical_gates_are_merged_and_dead_ones_dropped():
         (<= (legal r go) (true a) (true b))
         (<= (next c) (true a) (true b))
         (<= unused (true a) (true c))
-        (<= (next a) (true a))
+        (<= (next a) (true b))
         (<= terminal (true c)) (goal r 100)
     """)
     network = build_network(ground(game))
@@ -190,7 +190,7 @@ def test_grounding_gives_up_within_its_bounds_and_says_where():
     """)
     with pytest.raises(GroundingError) as caught:
         ground(game, max_atoms=500)
-    assert "too_many_atoms" in caught.value.reason and "next" in caught.value.where
+    assert "too many atoms" in caught.value.reason and "next" in caught.value.where
     with pytest.raises(PropnetUnavailable):
         PropnetStateMachine(game, time_limit=0.5)
 
@@ -206,6 +206,7 @@ def test_rules_differing_in_one_literal_share_an_or():
         (<= (next y) (true t) (does r a))
         (<= (next y) (true t) (does r b))
         (<= (next s) (true s)) (<= (next t) (true t))
+        (<= (next s) (true never)) (<= (next t) (true never))
         (<= terminal (true x)) (goal r 100)
     """)
     network = build_network(ground(game))

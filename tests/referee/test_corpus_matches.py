@@ -9,7 +9,9 @@ Zero errors on either side: no timeout, no unparsable reply, no illegal move.
 The clocks are the real ones; each agent thinks THINK seconds a move, well
 inside the clock, so that the four matches take minutes rather than an hour
 (the deadline path is covered by `test_matches.py`'s tic-tac-toe). Slow; skips
-without ../shared.
+without ../shared. Chinese checkers (about a minute) runs in the suite; the
+other three take 2 to 7 minutes each and are `long`: `pytest -m long
+tests/referee/test_corpus_matches.py` runs them.
 """
 
 import asyncio
@@ -27,7 +29,8 @@ pytestmark = [pytest.mark.usefixtures("compiled_kernels"), pytest.mark.slow]
 START_CLOCK = 60
 PLAY_CLOCK = 10
 THINK = 2.0
-GAMES = ("speedChess", "checkers", "amazonsSuicide", "chineseCheckers3")
+GAMES = (pytest.param("speedChess", marks=pytest.mark.long), pytest.param("checkers", marks=pytest.mark.long),
+         pytest.param("amazonsSuicide", marks=pytest.mark.long), "chineseCheckers3")
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -90,6 +90,36 @@ class Following:
     catching_up: Optional[asyncio.Future] = None
     #: why our engine cannot follow the match any more, or None
     lost: Optional[str] = None
+    #: our legal moves the last time we had a choice, and the joint moves
+    #: applied since: what a stale reply guesses from (`stale_choices`)
+    last_choice: tuple[Term, ...] = ()
+    played_since_choice: list[tuple[Term, ...]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.legal_now) > 1:
+            self.last_choice = self.legal_now
+
+    def take_state(self, joint: tuple[Term, ...], state: State, legal: tuple[Term, ...]) -> None:
+        """Our engine applied `joint`: `state` and our `legal` moves are current."""
+        self.state, self.legal_now = state, legal
+        if len(legal) > 1:
+            self.last_choice, self.played_since_choice = legal, []
+        else:
+            self.played_since_choice.append(joint)
+
+    def stale_choices(self) -> tuple[Term, ...]:
+        """The moves a reply picks from when our state is behind the match.
+
+        The legal moves we know are those of a state the match has left. When
+        that state gave us one move only (a noop while the opponent moves, in
+        a game that alternates) it will not be legal now: the moves of our
+        last choice are a better guess, less those played since or reported
+        (a cell taken is not free any more). One rule for every game: it
+        guesses, and the reply stays a guess."""
+        pool = self.legal_now if len(self.legal_now) > 1 or not self.last_choice else self.last_choice
+        played = {move for joint in [*self.played_since_choice, *self.pending] for move in joint}
+        fresh = tuple(move for move in pool if move not in played)
+        return fresh or pool
 
 
 @dataclass

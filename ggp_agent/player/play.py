@@ -256,7 +256,7 @@ class TurnTaker:
         following = match.following
         for joint, state, legal in results:
             following.pending.pop(0)
-            following.state, following.legal_now = state, legal
+            following.take_state(joint, state, legal)
             following.fallback = self._rng.choice(legal) if legal else None
             match.history.joint_moves.append(joint)
             match.history.states.append(state_text(state))
@@ -273,7 +273,8 @@ class TurnTaker:
     def _stale_reply(self, match: Match, received: float, hard_limit: float) -> str:
         """A reply when our state is behind the match: one of the last legal moves we know."""
         following = match.following
-        move = self._rng.choice(following.legal_now) if following.legal_now else None
+        choices = following.stale_choices()
+        move = self._rng.choice(choices) if choices else None
         reply_at = time.monotonic()
         turn = TurnLog(len(match.history.joint_moves) + len(following.pending), str(move), ReplySource.STALE,
                        reply_at - received, hard_limit - reply_at,

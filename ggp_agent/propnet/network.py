@@ -170,12 +170,16 @@ def build_network(grounding: Grounding, deadline: Optional[float] = None) -> Net
 
     dyn_legal, static_legal = grounding.atoms_of(("legal", 2))
     moves: list[set] = [set() for _ in roles]
+    not_roles: dict = {}
     for args in [a for _, a in dyn_legal] + list(static_legal):
         role = role_index.get(args[0])
         if role is None:
-            warnings.append(f"legal move {args[1]} of {args[0]}, which is not a role: ignored")
+            not_roles.setdefault(args[0], []).append(args[1])
             continue
         moves[role].add(args[1])
+    for name, ignored in not_roles.items():  # one line per name: Chinese checkers' `hole` has dozens
+        warnings.append(f"{len(ignored)} legal move(s) of {name}, which is not a role, ignored "
+                        f"(e.g. {ignored[0]})")
     codes = MoveCodes.fixed(moves)
     n_fluents, n_codes = len(fluents), len(codes)
     first_gate = 1 + n_fluents + n_codes

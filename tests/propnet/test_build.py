@@ -216,3 +216,19 @@ def test_rules_differing_in_one_literal_share_an_or():
     for move, expected in (("a", True), ("b", True), ("c", False)):
         state = machine.next_state(machine.initial_state(), [T(move)])
         assert (T("x") in state) == expected and (T("y") in state) == expected
+
+
+def test_legal_moves_of_a_name_that_is_no_role_are_ignored_with_one_warning():
+    """Chinese checkers makes `(legal ?player ...)` true for its `hole` too:
+    dozens of moves no role can play, one warning saying how many."""
+    game = load_game("""
+        (role r) (init (at 1))
+        (pos 1) (pos 2) (pos 3) (owner r) (owner hole)
+        (<= (legal ?p (go ?x)) (owner ?p) (pos ?x) (not (true (at ?x))))
+        (<= (next (at ?x)) (does r (go ?x)))
+        (<= terminal (true (at 3))) (goal r 100)
+    """)
+    network = build_network(ground(game))
+    assert len(network.move_codes) == 3  # r's three moves only
+    assert [w for w in network.warnings if "hole" in w] == [
+        "3 legal move(s) of hole, which is not a role, ignored (e.g. (go 1))"]

@@ -265,16 +265,25 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
     from ggp_agent.propnet.arrays import new_rng
     from ggp_agent.search.tree.select import choose_edge
 
-    A, params, root, lo, hi = _grown_root(tictactoe, seed=6)
-    plain = params.pack()
+    def root_with_best_means(seed):
+        A, params, root, lo, hi = _grown_root(tictactoe, seed=seed)
+        visited = [e for e in range(lo, hi) if A.edge_n[e] > 0]
+        means = np.array([A.edge_w[e] / A.edge_n[e] for e in visited])
+        return A, params, root, lo, hi, {visited[i] for i in np.flatnonzero(np.isclose(means, means.max()))}
+
+    # a tree where the priors steer the plain rule away from the best mean
+    # (which tree that is depends on the seed: the first of a few seeds)
+    for seed in range(1, 30):
+        A, params, root, lo, hi, best = root_with_best_means(seed)
+        plain = params.pack()
+        if int(choose_edge(A, plain, root, 0, root, -1, new_rng(1), True)) not in best:
+            break
+    else:
+        pytest.fail("no tree among 29 seeds where the priors change the root's choice")
     capped = replace(params, root_prior_bias=1e9).pack()
-    visited = [e for e in range(lo, hi) if A.edge_n[e] > 0]
-    means = np.array([A.edge_w[e] / A.edge_n[e] for e in visited])
-    best = {visited[i] for i in np.flatnonzero(np.isclose(means, means.max()))}
     chosen = int(choose_edge(A, capped, root, 0, root, -1, new_rng(1), True))
     # an edge never played is priced by its prior alone: it may go first
     assert chosen in best or A.edge_n[chosen] == 0
-    assert int(choose_edge(A, plain, root, 0, root, -1, new_rng(1), True)) not in best
     child = int(A.edge_child[lo + int(np.argmax(A.edge_n[lo:hi]))])
     below = [int(choose_edge(A, p, child, 1, root, -1, new_rng(2), True)) for p in (plain, capped)]
     assert below[0] == below[1]

@@ -86,7 +86,9 @@ class PropnetRunner:
         `state`, within about `seconds` (`codes_choice.py`)."""
         dynamic = np.zeros(self.n_words, dtype=np.uint64)
         kernels.move_dependent_fluents(self.net, dynamic)
-        seen = measure_effects(self.net, self.rng, self.machine.state_words(state), dynamic, seconds)
+        # a stream of its own: the measure stops on the clock, and the search's
+        # stream must not depend on how far it got
+        seen = measure_effects(self.net, new_rng(self.seed + 1), self.machine.state_words(state), dynamic, seconds)
         return effect_multiplicity(seen)
 
     def destination_groups(self, state: State, seconds: float) -> Optional[np.ndarray]:

@@ -376,9 +376,14 @@ def test_a_root_that_does_not_offer_our_legal_moves_is_replaced(tictactoe, caplo
     search = _search(machine, 0, state)
     search.search(3000)
     A = search.arena
-    joint = _joint(machine, state, 0, machine.legal_moves(state, 0)[0])
-    codes = np.asarray([search._runner.code_of(r, m) for r, m in enumerate(joint)], dtype=np.int32)
-    child = int(root_child(A, codes))
+    def child_of(move):
+        joint = _joint(machine, state, 0, move)
+        codes = np.asarray([search._runner.code_of(r, m) for r, m in enumerate(joint)], dtype=np.int32)
+        return joint, codes, int(root_child(A, codes))
+
+    # a move whose child the search has expanded (which ones depends on the seed)
+    joint, codes, child = max((child_of(move) for move in machine.legal_moves(state, 0)),
+                              key=lambda found: found[2] >= 0 and bool(A.node_flags[found[2]] & EXPANDED))
     assert child >= 0 and A.node_flags[child] & EXPANDED
     ours = int(A.node_edges[child, 0])
     A.edge_code[ours] = codes[0]  # our only move there (noop) now reads as a mark

@@ -145,7 +145,12 @@ def find_board(fluents: Iterable[Term], rules: Iterable[Rule] = ()) -> Optional[
     adjacency that tells hexagons. Among the relations with two constant
     arguments (or one token of letters and digits) of 2 to MAX_SIDE values
     each, both ordered by the game, whose fluents cover at least MIN_COVER of
-    the cells, the one with the most cells wins (then the earlier arguments).
+    the cells, the one with the most cells wins, then the one whose
+    coordinates come first. Among boards still tied: one that says what its
+    cells hold over a bare marker (Go's `(cell c3 white)` over its
+    `(ko c3)`), then the one with fewer different contents, then the
+    relation's name: never the order the fluents came in, which a set of
+    terms changes from run to run.
 
     >>> from .reader import parse_term
     >>> cells = [parse_term(f"(cell {x} {y} b)") for x in (1, 2, 3) for y in (1, 2, 3)]
@@ -164,7 +169,7 @@ def find_board(fluents: Iterable[Term], rules: Iterable[Rule] = ()) -> Optional[
     rules = tuple(rules)
     chains = _chains(rules)
     best = None
-    for (relation, arity), rows in groups.items():
+    for (relation, arity), rows in sorted(groups.items(), key=lambda group: group[0]):
         for i in range(arity):
             for j in range(i, arity):  # j == i: one token names the cell
                 candidate = _candidate(relation, arity, i, j, rows, chains)
@@ -239,7 +244,9 @@ def _candidate(relation: str, arity: int, i: int, j: int, rows: list[tuple[Term,
         return None
     if i == j and len(pairs) < MIN_COVER * len(columns) * len(ys):
         return None  # letters far apart (cards `b1` and `r4`) name no grid
-    return (len(pairs), -i, -j), BoardLayout(relation, arity, i, j, columns, rows_in_order)
+    holds_things = arity > len({i, j})
+    contents = len({tuple(a for k, a in enumerate(args) if k not in (i, j)) for args in rows})
+    return (len(pairs), -i, -j, holds_things, -contents), BoardLayout(relation, arity, i, j, columns, rows_in_order)
 
 
 def _coordinates(args: tuple[Term, ...], i: int, j: int) -> Optional[tuple[str, str]]:

@@ -155,3 +155,14 @@ def test_breakthrough_and_checkers_from_the_corpus():
         with make_state_machine("prolog", game) as machine:
             layout = find_board(machine.initial_state(), game.rules)
         assert layout.columns == columns and layout.rows == tuple("12345678"), name
+
+
+@pytest.mark.parametrize("marker_first", [True, False])
+def test_a_board_of_contents_beats_a_marker_as_large_in_any_order(marker_first):
+    """Go's propnet knows `(ko c3)` for every point as well as `(cell c3 white)`:
+    the cells that hold stones are the board, whichever the fluents list first."""
+    points = [f"{c}{r}" for c in "abcde" for r in range(1, 6)]
+    cells = [parse_term(f"(cell {p} {stone})") for p in points for stone in ("b", "black", "white")]
+    marks = [parse_term(f"(ko {p})") for p in points]
+    layout = find_board(marks + cells if marker_first else cells + marks)
+    assert layout.relation == "cell" and layout.pieces == ("b", "black", "white")

@@ -23,7 +23,6 @@ or how rules were rewritten.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -38,12 +37,6 @@ from ..reasoner.statemachine import ReasonerError
 from .joins import Bindings, JoinTooLarge, View, join
 from .relations import Table, build, build_chain, member, view
 from .term_store import TermStore
-
-
-@functools.lru_cache(maxsize=65536)
-def names(literal) -> frozenset:
-    """The variables of a literal (literals are immutable: kept once computed)."""
-    return frozenset(variables(literal))
 
 
 class GroundingError(ReasonerError):
@@ -108,8 +101,19 @@ class Model:
         self._projected: dict = {}
         #: the bounds of the component under way in a trial: (atoms left, deadline)
         self._trial: Optional[list] = None
+        #: each literal's variables, asked for in every join order tried; kept
+        #: for this grounding only (a cache for the process would keep every
+        #: game's terms a server has seen)
+        self._names: dict = {}
         #: relations with a cap of their own: (which, atoms)
         self.watch: Optional[tuple[Callable, int]] = None
+
+    def names(self, literal) -> frozenset:
+        """The variables of a literal (literals are immutable: kept once computed)."""
+        found = self._names.get(literal)
+        if found is None:
+            found = self._names[literal] = frozenset(variables(literal))
+        return found
 
     # -- tables ----------------------------------------------------------------------
 
@@ -187,7 +191,7 @@ class Model:
         """The bindings of the variables of `head` and `keep` that satisfy the
         positive literals `joins` (the one at index `delta` over the last
         round's atoms only) and the `tests` (negations, `distinct`)."""
-        wanted_always = (names(head) | keep) if head is not None else set(keep)
+        wanted_always = (self.names(head) | keep) if head is not None else set(keep)
         bindings = Bindings.unit()
         remaining = list(range(len(joins)))
         pending = list(tests)
@@ -200,13 +204,13 @@ class Model:
             remaining.remove(index)
             needed = set(wanted_always)
             for other in remaining:
-                needed |= names(joins[other])
+                needed |= self.names(joins[other])
             for test in pending:
-                needed |= names(test)
+                needed |= self.names(test)
             literal = joins[index]
             bound = bindings.columns.keys()
             try:
-                if names(literal) <= bound:
+                if self.names(literal) <= bound:
                     flags = self.in_delta if index == delta else self.in_model
                     ids = self.atom_ids(literal, bindings.columns, bindings.n, insert=False)
                     bindings = bindings.where(member(flags, ids))
@@ -237,7 +241,7 @@ class Model:
         bound = bindings.columns.keys()
         for index in remaining:
             literal = joins[index]
-            variables_here = names(literal)
+            variables_here = self.names(literal)
             if variables_here <= bound:
                 return index
             found = self._view(literal, False)
@@ -285,7 +289,7 @@ class Model:
         """Apply the tests whose variables are bound; the others stay pending."""
         left = []
         for test in pending:
-            if bindings.n == 0 or not names(test) <= bindings.columns.keys():
+            if bindings.n == 0 or not self.names(test) <= bindings.columns.keys():
                 left.append(test)
                 continue
             negated = isinstance(test, Not)

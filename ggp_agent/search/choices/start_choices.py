@@ -1,8 +1,9 @@
 """The settings a search leaves at "auto" and decides at START, from the rules.
 
 Each is measured by random playouts from the start, once per match, and
-logged with its reason: `codes` (move or effect codes, `codes_choice.py`)
-and `priors` (MCPS's priors whole or capped, `priors_choice.py`). One
+logged with its reason: `codes` (move or effect codes, `codes_choice.py`),
+`priors` (MCPS's priors whole or capped, `priors_choice.py`) and
+`heuristic` (a heuristic found in the rules, `heuristic_choice.py`). One
 place decides them all, so that a search, the bench and the status page
 read the same reasons. Together they take at most `start_budget` of the
 START clock (each measurement has its own ceiling too, and overruns its
@@ -21,6 +22,7 @@ from typing import Optional
 from ...reasoner.statemachine import State, StateMachine
 from ..tree.params import SearchParams
 from .codes_choice import resolve_codes
+from .heuristic_choice import resolve_heuristic
 from .priors_choice import resolve_priors
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,7 @@ def decide_auto_settings(name: str, params: SearchParams, runner, machine: State
     deciders = {
         "codes": lambda share: resolve_codes(params.rule, runner, state, terminal, share),
         "priors": lambda share: resolve_priors(params.rule, machine, state, terminal, share),
+        "heuristic": lambda share: resolve_heuristic(runner, state, terminal, share),
     }
     pending = [setting for setting in deciders if getattr(params, setting) == "auto"]
     deadline = None if seconds is None else time.perf_counter() + seconds

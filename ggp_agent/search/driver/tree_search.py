@@ -38,7 +38,8 @@ from typing import Optional, Sequence
 from ...gdl.dialect import random_role_index
 from ...gdl.terms import Term
 from ...reasoner.statemachine import State, StateMachine
-from ..choices.start_choices import decide_auto_settings
+from ..choices.heuristic_choice import Heuristic, store_heuristic
+from ..choices.start_choices import decide_auto_settings, start_budget
 from ..contract.interface import Search
 from ..runners.lane_runner import choose_runner
 from ..tree import iteration
@@ -114,7 +115,10 @@ class TreeSearch(Search):
         self._our_choices = 0
         self._fitting: Optional[PriorFitting] = None  # priors="fitted" (set at prepare)
         #: why each setting decided at START holds the value it holds
-        self._reasons = {"codes": "set by the options", "priors": f"priors={params.priors} as configured"}
+        self._reasons = {"codes": "set by the options", "priors": f"priors={params.priors} as configured",
+                         "heuristic": f"heuristic={params.heuristic} as configured"}
+        #: the heuristic found at START (`heuristic_choice.py`), in use when params.heuristic is "on"
+        self._heuristic: Optional[Heuristic] = None
 
     # -- the Search interface ----------------------------------------------------------
 
@@ -150,6 +154,11 @@ class TreeSearch(Search):
         runner.prepare_arena(self.arena)
         if self.params.codes == "destinations":
             self._group_destinations(state)
+        if self.params.heuristic == "on":
+            if self._heuristic is None:
+                seconds = start_budget(self.start_seconds) if self.start_seconds else 1.0
+                self._heuristic = runner.find_heuristic(state, seconds)
+            store_heuristic(self.arena, self._heuristic)
         root = runner.root_node(self.arena, self._packed, state)
         if root < 0:
             raise RuntimeError("the arena cannot hold even the root")
@@ -171,15 +180,19 @@ class TreeSearch(Search):
         log.info("search %s: destination codes: %d move codes in %d destination groups", self.name,
                  int((groups >= 0).sum()), len(set(groups[groups >= 0].tolist())))
 
-    def decided_settings(self) -> tuple[dict[str, str], dict[str, str]]:
-        """The settings decided at START and why, for another tree of the match to adopt."""
-        return {name: getattr(self.params, name) for name in self._reasons}, dict(self._reasons)
+    def decided_settings(self) -> tuple[dict[str, str], dict[str, str], Optional[Heuristic]]:
+        """The settings decided at START, why, and the heuristic found, for
+        another tree of the match to adopt."""
+        values = {name: getattr(self.params, name) for name in self._reasons}
+        return values, dict(self._reasons), self._heuristic
 
-    def adopt_settings(self, values: dict[str, str], reasons: dict[str, str]) -> None:
+    def adopt_settings(self, values: dict[str, str], reasons: dict[str, str],
+                       heuristic: Optional[Heuristic] = None) -> None:
         """Before `prepare`: another tree's decisions (the trees agree; START measures once)."""
         self.params = replace(self.params, **values)
         self._packed = self.params.pack()
         self._reasons.update(reasons)
+        self._heuristic = heuristic
 
     def hold(self) -> None:
         """The player needs the engine now: leave it alone until `advance` (an
@@ -479,6 +492,8 @@ class TreeSearch(Search):
             "codes_reason": self._reasons["codes"],
             "priors": self.params.priors,
             "priors_reason": self._reasons["priors"],
+            "heuristic": self.params.heuristic,
+            "heuristic_reason": self._reasons["heuristic"],
             **(self._fitting.figures() if self._fitting is not None else {}),
             **arena_figures(A),
             "total_iterations": self._total_iterations,

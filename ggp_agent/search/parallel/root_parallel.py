@@ -47,9 +47,9 @@ class RootParallelSearch(Search):
         decisions, so that the trees agree and START measures once."""
         first, *others = self.searches
         begin(first, state, legal_moves)
-        values, reasons = first.decided_settings()
+        decided = first.decided_settings()
         for search in others:
-            search.adopt_settings(values, reasons)
+            search.adopt_settings(*decided)
             begin(search, state, legal_moves)
 
     def advance(self, joint_move, state: State, legal_moves: Optional[tuple[Term, ...]] = None) -> None:

@@ -27,11 +27,12 @@ from ...propnet.jit import allocating_kernel, atomic_read, kernel
 from ...propnet.state_kernels import (
     advance, goals, is_terminal, legal_codes, load_state, random_playout, state_hash,
 )
-from ..tree.arena import C_BROKEN, C_INTERRUPT, C_PATH
+from ..tree.arena import C_BROKEN, C_CUTOFFS, C_INTERRUPT, C_PATH
+from ..tree.heuristic import cut_outcome, heuristic_on, note_state
 from ..tree.iteration import (
     AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done,
 )
-from ..tree.params import P_CODES, P_MAX_ROLLOUT
+from ..tree.params import P_CODES, P_CUTOFF, P_MAX_ROLLOUT
 from ..tree.table import effect_code, learn_effect, new_node, set_terminal, tt_find, words_check
 from .probes import note_end, probe_children, probes_wanted
 
@@ -70,28 +71,40 @@ def copy_work(dst, src):
 @kernel
 def _rollout(A, P, net, work, rng, saved):
     """A random playout from the loaded state; goals into A.goals; its length.
-    The loaded state is saved first and restored after (see `copy_work`)."""
+    The loaded state is saved first and restored after (see `copy_work`).
+    With a heuristic and a cutoff, a playout that reaches the cutoff scores
+    an outcome drawn from the heuristic's values (`heuristic.cut_outcome`)."""
     copy_work(saved, work)
+    limit = int(P[P_MAX_ROLLOUT])
+    cut = int(P[P_CUTOFF]) if heuristic_on(A) else 0
+    if 0 < cut < limit:
+        limit = cut
     if P[P_CODES] != 0.0:
-        steps = _effect_playout(A, P, net, work, rng)
+        steps = _effect_playout(A, net, work, rng, limit)
     else:
-        steps = random_playout(net, work, rng, int(P[P_MAX_ROLLOUT]), A.rollout)
+        steps = random_playout(net, work, rng, limit, A.rollout)
+    ended = False
     if steps < 0:
         steps = -1 - steps
         A.counters[C_BROKEN] += 1
     elif steps > 0 and is_terminal(net, work):
+        ended = True
         # the last joint move's move codes (an effect-coded playout keeps them in A.joint)
         note_end(A, A.joint if P[P_CODES] != 0.0 else A.rollout[steps - 1], A.counters[C_PATH] - 1 + steps)
     goals(net, work, A.goals)
+    if not ended and limit == cut and steps >= cut and not is_terminal(net, work):
+        cut_outcome(A, work.state, A.goals, rng, A.goals)
+        A.counters[C_CUTOFFS] += 1
     copy_work(work, saved)
     return steps
 
 
 @kernel
-def _effect_playout(A, P, net, work, rng):
-    """`state_kernels.random_playout`, recording effect codes where one role
-    chooses (move codes where several do, ~code where none)."""
-    limit = min(int(P[P_MAX_ROLLOUT]), A.rollout.shape[0])
+def _effect_playout(A, net, work, rng, max_steps):
+    """`state_kernels.random_playout` (at most `max_steps` joint moves),
+    recording effect codes where one role chooses (move codes where several
+    do, ~code where none)."""
+    limit = min(max_steps, A.rollout.shape[0])
     steps = 0
     while steps < limit:
         if is_terminal(net, work):
@@ -171,6 +184,9 @@ def propnet_batch(A, P, net, work, saved, rng, n_iterations):
             child, is_new = attach_child(A, state_hash(work), words_check(words), words)
             if child >= 0 and is_new == 0:
                 continue
+            if child >= 0 and heuristic_on(A):
+                goals(net, work, A.goals)
+                note_state(A, child, words, A.goals)
             if child < 0:
                 chosen_last = 1
             else:
@@ -199,9 +215,11 @@ def propnet_root(A, net, work, state_words):
     if node >= 0:
         return node
     node = new_node(A, h, check, words)
-    if node >= 0 and is_terminal(net, work):
+    if node >= 0:
         goals(net, work, A.goals)
-        set_terminal(A, node, A.goals)
+        note_state(A, node, words, A.goals)
+        if is_terminal(net, work):
+            set_terminal(A, node, A.goals)
     return node
 
 

@@ -48,12 +48,13 @@ from ...propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
 from ...propnet.lane_gates import LANES, WORDS, lane_forward
 from ...propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
 from ...propnet.state_kernels import legal_codes, load_state
-from ..tree.arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
+from ..tree.arena import C_BROKEN, C_CUTOFFS, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
+from ..tree.heuristic import cut_outcome, heuristic_on, note_state
 from ..tree.iteration import (
     AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done,
 )
 from ..tree.mast import mast_rank
-from ..tree.params import P_CODES, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
+from ..tree.params import P_CODES, P_CUTOFF, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
 from ..tree.table import choosers, find_child, learn_effect, set_terminal, words_check
 from .lane_copies import copy_source, owe_copies, take_copy
 from .lane_effects import keep_before, record_effects
@@ -281,6 +282,9 @@ def _attach(A, net, lanes, S, lane, terminal, effects):
     S.chosen[lane] = 0
     if is_new:
         S.new_leaf[lane] = length
+        if heuristic_on(A):
+            lane_goals(net, value, lane, A.goals)
+            note_state(A, child, words, A.goals)
         k = lane >> 6
         shift = np.uint64(lane & 63)
         masks = net.masks
@@ -313,6 +317,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     masks = net.masks
     terminal_lit = net.terminal_lit
     limit = min(int(P[P_MAX_ROLLOUT]), S.rollout.shape[1])
+    cut = int(P[P_CUTOFF]) if heuristic_on(A) else 0
     base = 1 + net.n_fluents
     movers = lanes.movers
     steps = lanes.steps
@@ -354,6 +359,12 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 _note_lane_end(A, lanes, S, lane, phase == CHILD, steps[lane])
             if over or steps[lane] >= limit:
                 lane_goals(net, value, lane, S.goals[lane])
+                _finish(A, P, S, lane, steps[lane])
+            elif 0 < cut <= steps[lane]:  # cut: an outcome drawn from the heuristic's values
+                _lane_words(net, value, lane, S.words)
+                lane_goals(net, value, lane, A.goals)
+                cut_outcome(A, S.words, A.goals, rng, S.goals[lane])
+                A.counters[C_CUTOFFS] += 1
                 _finish(A, P, S, lane, steps[lane])
         # free lanes take the copies owed, then new leaves
         if inflight > 0 and not root_done(A, P):

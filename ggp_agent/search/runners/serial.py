@@ -29,6 +29,7 @@ from ...propnet.machine import PropnetStateMachine
 from ...reasoner.statemachine import State, StateMachine
 from ..choices.codes_choice import effect_multiplicity, measure_effects
 from ..choices.destinations import destination_positions, group_codes
+from ..choices.heuristic_choice import Heuristic, find_heuristic, sample
 from ..tree import iteration
 from ..tree.arena import C_PATH, Arena
 from ..tree.table import new_node, register_code, set_terminal, tt_find
@@ -58,6 +59,7 @@ class PropnetRunner:
         self.n_words = int(self.net.n_words)
         self.held = False
         self._groups: Optional[tuple[State, np.ndarray]] = None
+        self._heuristic: Optional[tuple[State, Heuristic]] = None
 
     @property
     def n_roles(self) -> int:
@@ -99,6 +101,17 @@ class PropnetRunner:
             positions = destination_positions(self.machine, state, seconds, random.Random(self.seed))
             self._groups = (state, group_codes(self.n_codes(), self.code_role(), self.move_of, positions))
         return self._groups[1]
+
+    def find_heuristic(self, state: State, seconds: float) -> Heuristic:
+        """The heuristic random playouts from `state` support
+        (`heuristic_choice.py`), measured within about `seconds`, once per
+        state: the START choice and the arena's preparation ask for the same."""
+        if self._heuristic is None or self._heuristic[0] is not state:
+            samples = sample(self.net, new_work(self.net), new_rng(self.seed + 2), self.machine.state_words(state),
+                             seconds=seconds)
+            found = find_heuristic(self.machine.network.fluents, self.machine.game.rules, self.n_roles, *samples)
+            self._heuristic = (state, found)
+        return self._heuristic[1]
 
     def root_node(self, A: Arena, P: np.ndarray, state: State) -> int:
         return int(kernels.propnet_root(A, self.net, self.work, self.machine.state_words(state)))
@@ -171,6 +184,10 @@ class MachineRunner:
     def destination_groups(self, state: State, seconds: float) -> Optional[np.ndarray]:
         """None: destination codes are effect codes, which need state words."""
         return None
+
+    def find_heuristic(self, state: State, seconds: float) -> Heuristic:
+        """None found: pieces are counted on state words, which Prolog has not."""
+        return Heuristic((), False, "the engine cannot count pieces (Prolog)")
 
     @property
     def n_roles(self) -> int:

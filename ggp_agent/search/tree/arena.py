@@ -23,7 +23,9 @@ Layout (N nodes, E edges, R roles, C move codes, W-playout window):
   a terminal state, or the proven values), `node_edges` (role r's edges are
   `node_edges[n, r] .. node_edges[n, r + 1] - 1`), `node_amaf`/`node_perm` (a
   table in the pools below, or -1), `node_pick`/`node_pick_until` (a
-  standing pick, `select.py`);
+  standing pick, `select.py`), `node_h`/`node_mm` (each role's heuristic
+  value of the state, and its implicit minimax over the children the tree
+  holds: `heuristic.py`);
 - edges: one per (node, role, legal move): `edge_code`, `edge_n`, `edge_w` (the
   sum of that role's rewards in [0, 1]), `edge_child` (the child state when
   only this role chooses at the node, or -1), `edge_regret` (regret matching's
@@ -33,6 +35,9 @@ Layout (N nodes, E edges, R roles, C move codes, W-playout window):
   keyed by (node, joint move);
 - pools: AMAF tables (`amaf_n`, `amaf_w` per code) and frozen permutation
   tables (`perm_n`, `perm_q` per code), each owned by one node;
+- the heuristic found at START (`heuristic.py`): piece sets (`heur_mask`,
+  the role each counts for, `heur_role`, and its weight, `heur_weight`) and
+  the coefficients that turn them into values (`heur_coef`);
 - the permutation window: `win_bits[c]` has bit p set when playout p contains
   code c, `win_planes` hold each role's outcome as bit planes (`plane_*`), and
   `win_valid` marks the playouts still consistent with the moves played since;
@@ -93,7 +98,16 @@ C_ROOT_STEP = 27     # joint moves the match has played up to the root
 C_MIN_END = 28       # the earliest joint move (counted from the match's start) a playout ended a game at
 C_PROBES = 29        # children computed by probes at expansions (`runners/probes.py`), ever
 C_PROBE_ENDS = 30    # of them, terminal ones, ever
-N_COUNTERS = 31
+C_HEUR_SETS = 31     # piece sets of the heuristic in use (`heuristic.py`)
+C_CUTOFFS = 32       # playouts cut and scored by the heuristic, ever
+N_COUNTERS = 33
+#: Piece sets a heuristic holds at most (`heuristic.py`).
+HEURISTIC_SETS = 16
+#: `heur_coef` entries: the logit a unit of material is worth (0: no material
+#: term), and the weight of the goal values of the state (0: none).
+H_MATERIAL = 0
+H_GOALS = 1
+N_HEUR_COEF = 2
 #: C_MIN_END before any playout ended a game.
 NO_END = 1 << 40
 
@@ -114,6 +128,8 @@ class Arena(NamedTuple):
     node_perm: np.ndarray    # int32[N]
     node_pick: np.ndarray    # int32[N]: the standing pick of the node's one chooser (`select.py`)
     node_pick_until: np.ndarray  # int64[N]: it stands while its edge has fewer visits (0: none stands)
+    node_h: np.ndarray       # float32[N, R]: each role's heuristic value of the node's state, in [0, 1]
+    node_mm: np.ndarray      # float32[N, R]: the implicit minimax of those values below the node
     edge_code: np.ndarray    # int32[E]
     edge_n: np.ndarray       # int32[E]
     edge_w: np.ndarray       # float64[E]
@@ -161,6 +177,10 @@ class Arena(NamedTuple):
     dynamic: np.ndarray      # uint64[n_words]: fluents whose next value depends on the moves
     code_group: np.ndarray   # int64[C]: destination codes: a move code's destination group, -1 none
     code_ends: np.ndarray    # uint8[C]: 1 once move code c was the last move of a game (`runners/probes.py`)
+    heur_mask: np.ndarray    # uint64[HEURISTIC_SETS, n_words]: the fluents of each piece set
+    heur_role: np.ndarray    # int32[HEURISTIC_SETS]: the role a set's pieces count for
+    heur_weight: np.ndarray  # float64[HEURISTIC_SETS]: what one of its pieces is worth
+    heur_coef: np.ndarray    # float64[N_HEUR_COEF]: see H_MATERIAL, H_GOALS
     before: np.ndarray       # uint64[n_words], scratch: the state before a step
     gc_stack: np.ndarray     # int32[N]
     gc_remap: np.ndarray     # int32[N]
@@ -262,6 +282,7 @@ def plan_capacity(
     amaf_every = max(2, amaf_alloc)
     per_node = (
         8 + 8 + 8 * n_words + 8 * legal_words + 8 + 1 + 2 * n_roles + 4 * (n_roles + 1) + 4 + 4  # node fields
+        + 8 * n_roles  # heuristic values
         + 8  # transposition slots (two per node)
         + 8  # collection scratch
         + edges_per_node * (32 if regret else 24)
@@ -330,6 +351,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "node_proof": ((n,), np.int32),
         "node_edges": ((n, r + 1), np.int32), "node_amaf": ((n,), np.int32), "node_perm": ((n,), np.int32),
         "node_pick": ((n,), np.int32), "node_pick_until": ((n,), np.int64),
+        "node_h": ((n, r), np.float32), "node_mm": ((n, r), np.float32),
         "edge_code": ((e,), np.int32), "edge_n": ((e,), np.int32), "edge_w": ((e,), np.float64),
         "edge_child": ((e,), np.int32), "edge_feat": ((e,), np.int32),
         "edge_regret": ((e if capacity.regret else 1,), np.float64),
@@ -353,6 +375,8 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "effect_code": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.int32),
         "dynamic": ((n_words,), np.uint64), "code_group": ((c,), np.int64), "before": ((n_words,), np.uint64),
         "code_ends": ((c,), np.uint8),
+        "heur_mask": ((HEURISTIC_SETS, n_words), np.uint64), "heur_role": ((HEURISTIC_SETS,), np.int32),
+        "heur_weight": ((HEURISTIC_SETS,), np.float64), "heur_coef": ((N_HEUR_COEF,), np.float64),
         "gc_stack": ((n,), np.int32), "gc_remap": ((n,), np.int32),
         "counters": ((N_COUNTERS,), np.int64),
     }

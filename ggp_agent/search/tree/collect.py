@@ -134,6 +134,8 @@ def collect_garbage(A):
             A.node_perm[d] = A.node_perm[node]
             A.node_pick[d] = A.node_pick[node]
             A.node_pick_until[d] = A.node_pick_until[node]
+            A.node_h[d, :] = A.node_h[node, :]
+            A.node_mm[d, :] = A.node_mm[node, :]
         A.node_flags[d] &= ~MARKED
         if (A.node_flags[d] & PROVEN) != 0:
             proven += 1

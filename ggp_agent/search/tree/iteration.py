@@ -32,10 +32,11 @@ from .arena import (
     C_AMAF, C_AMAF_REF, C_CODES, C_EDGES, C_FORCE_EDGE, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES,
     C_MAX_DEPTH, C_PATH, C_PERM_REF, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, C_STAMP, EXPANDED, PROVEN, TERMINAL,
 )
+from .heuristic import backup_minimax, heuristic_on
 from .mast import mast_record
 from .mcps import freeze, record_playout
-from .params import (P_AMAF_ALLOC, P_AMAF_HORIZON, P_MAX_DEPTH, P_PLAYOUT, P_RHO, P_RULE, P_SIM, P_SOLVER,
-                     PLAYOUT_MAST, RULE_MCPS, RULE_UCT, SIM_RM)
+from .params import (P_AMAF_ALLOC, P_AMAF_HORIZON, P_MAX_DEPTH, P_MINIMAX, P_PLAYOUT, P_RHO, P_RULE, P_SIM,
+                     P_SOLVER, PLAYOUT_MAST, RULE_MCPS, RULE_UCT, SIM_RM)
 from .regret import regret_backup
 from .select import choose_edge
 from .solver import try_prove
@@ -295,6 +296,8 @@ def backup(A, P, n_rollout, chosen_last, leaf_depth):
             if not try_prove(A, A.path_node[k - 1]):
                 break
             k -= 1
+    if P[P_MINIMAX] > 0.0 and heuristic_on(A):
+        backup_minimax(A, length)
 
 
 @kernel

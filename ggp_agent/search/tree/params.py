@@ -60,7 +60,9 @@ P_PRIOR_EXPLORE = 22
 P_LEAF_PLAYOUTS = 23
 P_PICK_REFRESH = 24
 P_PROBE = 25
-N_PARAMS = 26
+P_MINIMAX = 26
+P_CUTOFF = 27
+N_PARAMS = 28
 
 #: What the AMAF and permutation statistics are keyed by (see `SearchParams.codes`).
 #: "auto" is decided when the search starts (`codes_choice.py`); packed before
@@ -109,6 +111,9 @@ PLAYOUT_MAST = 1
 #: Here, not in `mast.py`: this module must not import numba (the CLI reads
 #: the settings before it points numba at a readable cache).
 PLAYOUTS = {"random": PLAYOUT_RANDOM, "mast": PLAYOUT_MAST}
+
+#: Whether a search uses a heuristic found at START (see `SearchParams.heuristic`).
+HEURISTICS = ("auto", "on", "off")
 
 SIM_DUCB = 0
 SIM_RM = 1
@@ -239,6 +244,21 @@ class SearchParams:
       end the game are attached and proven at once (`runners/probes.py`): a
       win in one is seen without waiting for the priors to try it. Unset
       (None): on for MCPS, off for UCT and GRAVE (the published baselines).
+    - `heuristic`: whether the search values positions by a heuristic found
+      at START from the rules and random playouts (`choices/heuristic_choice.py`:
+      pieces that can be lost and whose count goes with the outcome, goal
+      values of states before the end that go with it). "on": whatever was
+      found is used as `minimax` and `cutoff` say; "off": none; "auto":
+      decided at START (on where a heuristic was found).
+    - `minimax`: with a heuristic, the weight of its implicit minimax value
+      in selection (Lanctot, Winands, Pepels, Sturtevant 2014): an edge's
+      value is (1 - minimax)·(its rule's value) + minimax·(the heuristic's
+      minimax over the children the tree holds below it, `tree/heuristic.py`),
+      so that a capture is seen as one when its child is first computed and
+      an exchange is valued at its end, as far as the tree reaches.
+    - `cutoff`: with a heuristic, playouts stop after this many joint moves
+      and score an outcome drawn from the heuristic's value of the state they
+      reached (0: playouts run to the end, or `max_rollout`).
     """
 
     rule: str = "mcps"
@@ -269,6 +289,9 @@ class SearchParams:
     leaf_playouts: Optional[int] = None
     pick_refresh: Optional[float] = None
     probe: Optional[bool] = None
+    heuristic: str = "auto"
+    minimax: float = 0.4
+    cutoff: int = 0
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -296,6 +319,10 @@ class SearchParams:
             raise ValueError(f"pick_refresh {self.pick_refresh} out of range [0, 1]")
         if self.leaf_playouts is not None and not 1 <= self.leaf_playouts <= 64:
             raise ValueError(f"leaf_playouts {self.leaf_playouts} out of range 1..64")
+        if self.heuristic not in HEURISTICS:
+            raise ValueError(f"unknown heuristic {self.heuristic!r}; known: {', '.join(HEURISTICS)}")
+        if not 0.0 <= self.minimax <= 1.0 or self.cutoff < 0:
+            raise ValueError(f"minimax {self.minimax} out of range [0, 1] or cutoff {self.cutoff} negative")
         if not 1 <= self.max_depth <= 100_000:
             raise ValueError(f"max_depth {self.max_depth} out of range 1..100000")
 
@@ -329,6 +356,9 @@ class SearchParams:
         packed[P_LEAF_PLAYOUTS] = self.by_rule("leaf_playouts")
         packed[P_PICK_REFRESH] = self.by_rule("pick_refresh")
         packed[P_PROBE] = float(self.by_rule("probe"))
+        heuristic = self.heuristic == "on"
+        packed[P_MINIMAX] = self.minimax if heuristic else 0.0
+        packed[P_CUTOFF] = self.cutoff if heuristic else 0
         return packed
 
     def by_rule(self, name: str) -> float:

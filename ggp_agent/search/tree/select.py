@@ -34,6 +34,10 @@ this a proven draw could hold their attention forever). An edge whose child a
 lane of the batched search is computing (`PENDING`) is left alone too while
 another edge remains: the batch's leaves stay apart.
 
+With a heuristic on (`SearchParams.minimax`), at a node where one role
+chooses, an edge's value is blended with the heuristic's implicit minimax
+value of its child (`heuristic.py`).
+
 Standing picks (`pick_refresh`, MCPS's default): at a node where one role
 chooses, a scan's choice stands for the next few passes, `pick_refresh` of
 the node's visits and at most PICK_STAND_MAX passes of that edge (counted
@@ -54,8 +58,9 @@ import numpy as np
 from ...propnet.bits import rand_below
 from ...propnet.jit import kernel
 from .arena import C_CHANCE, C_NODES, C_ROOT, PENDING, PROVEN
+from .heuristic import edge_minimax, heuristic_on
 from .params import (
-    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_PRIOR_EXPLORE,
+    P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_MINIMAX, P_PERM_WEIGHT, P_PRIOR_BIAS, P_PRIOR_EXPLORE,
     P_PICK_REFRESH, P_ROOT_EXPLORE, P_ROOT_PRIOR_BIAS, P_RULE, P_SIM, RULE_GRAVE, RULE_UCT, SIM_RM,
 )
 from .regret import regret_choose, simultaneous
@@ -234,6 +239,7 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
     at_root = rule != RULE_UCT and node == A.counters[C_ROOT]
     root_c = P[P_ROOT_EXPLORE] if at_root else 0.0
     prior_bias = P[P_ROOT_PRIOR_BIAS] if at_root and P[P_ROOT_PRIOR_BIAS] > 0.0 else P[P_PRIOR_BIAS]
+    minimax = P[P_MINIMAX] if solver_here and P[P_MINIMAX] > 0.0 and heuristic_on(A) else 0.0
     start = rand_below(rng, count)
     best = -1
     best_value = -INFINITY
@@ -258,6 +264,8 @@ def choose_edge(A, P, node, role, amaf_ref, perm_ref, rng, solver_here):
         value = edge_value(A, P, rule, e, log_visits, amaf_table, perm_table, prior_bias)
         if root_c > 0.0 and value < INFINITY:
             value += root_c * math.sqrt(log_visits / (A.edge_n[e] + 1))
+        if minimax > 0.0 and value < INFINITY:
+            value = (1.0 - minimax) * value + minimax * edge_minimax(A, node, e, role)
         if value > best_value:
             best_value = value
             best = e

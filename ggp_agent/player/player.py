@@ -46,6 +46,7 @@ from ..search.contract.belief import Belief
 from ..search.contract.interface import Search
 from ..search.registry import make_search
 from ..search.choices.start_choices import start_budget
+from ..search.driver.trials import trial_budget
 from . import collector
 from .config import PlayerConfig
 from .ending import Endings
@@ -322,7 +323,10 @@ class Player:
             if self._search_factory is not None:
                 search = self._search_factory(machine, role_index)
             else:
-                search = self._make_search(machine, role_index, match, hidden)
+                left = match.received + match.start.start_clock - self.margins.margin(match.start.start_clock)
+                search = self._make_search(machine, role_index, match, hidden,
+                                           trial_seconds=trial_budget(match.start.start_clock,
+                                                                      left - time.monotonic()))
             match.link.search = search
             search.start(following.state, legal_moves=following.legal_now)
             match.link.current = True
@@ -374,15 +378,17 @@ class Player:
             await asyncio.sleep(UPGRADE_POLL_S)
         machine.close()
 
-    def _make_search(self, machine: StateMachine, role_index: int, match: Match, hidden: bool) -> Search:
-        """The configured search, sized for this match's clocks (over a belief in a GDL-II match)."""
+    def _make_search(self, machine: StateMachine, role_index: int, match: Match, hidden: bool,
+                     trial_seconds: float = 0.0) -> Search:
+        """The configured search, sized for this match's clocks (over a belief in a GDL-II match);
+        `trial_seconds` for START's trials (`search/driver/trials.py`; none after the START)."""
         start = match.start
         return make_search(
             self.config.search, machine, role_index, seed=self._next_seed(), hidden=hidden,
             options=dict(self.config.search_options), ponder=self.config.ponder,
             memory_cap=self.config.memory_cap, threads=self.config.search_threads, parallel=self.config.parallel,
             batch=self.config.batch, clock_seconds=match_seconds(start.start_clock, start.play_clock),
-            start_seconds=start_budget(start.start_clock),
+            start_seconds=start_budget(start.start_clock), trial_seconds=trial_seconds,
         )
 
     def _evict_abandoned(self, now: float) -> None:

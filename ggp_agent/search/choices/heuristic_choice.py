@@ -147,6 +147,8 @@ class Heuristic:
     candidates: tuple[Candidate, ...] = ()
     goal_correlation: Optional[float] = None
     playouts: int = 0
+    #: mean joint moves of the sampled playouts (what a trial game may last)
+    mean_length: float = 0.0
 
     @property
     def found(self) -> bool:
@@ -169,6 +171,7 @@ class Heuristic:
             "goal_correlation": None if self.goal_correlation is None else round(self.goal_correlation, 3),
             "candidates": [c.describe() for c in self.candidates],
             "playouts": self.playouts,
+            "mean_length": round(self.mean_length, 1),
         }
 
 
@@ -278,8 +281,10 @@ def find_heuristic(fluents: Sequence[Term], rules: Sequence[Rule], n_roles: int,
                    goal_values: np.ndarray, lengths: np.ndarray, finals: np.ndarray) -> Heuristic:
     """The heuristic the sampled playouts support (see the module docstring)."""
     playouts = len(lengths)
+    mean_length = float(lengths.mean()) if playouts else 0.0
     if playouts < 10:
-        return Heuristic((), False, f"too few playouts sampled ({playouts})", playouts=playouts)
+        return Heuristic((), False, f"too few playouts sampled ({playouts})", playouts=playouts,
+                         mean_length=mean_length)
     candidates = tuple(measure_set(s, states, lengths, finals)
                        for s in piece_sets(fluents, rules, states.shape[2]))
     kept = [c for c in candidates if c.role >= 0]
@@ -302,7 +307,8 @@ def find_heuristic(fluents: Sequence[Term], rules: Sequence[Rule], n_roles: int,
     else:
         notes.append(f"goals before the end correlate {stability:+.2f} with the final ones"
                      + ("" if use_goals else f" (below {MIN_GOAL_CORRELATION})"))
-    return Heuristic(sets, use_goals, f"{'; '.join(notes)} ({playouts} playouts)", candidates, stability, playouts)
+    return Heuristic(sets, use_goals, f"{'; '.join(notes)} ({playouts} playouts)", candidates, stability, playouts,
+                     mean_length)
 
 
 def sample(net, work, rng, start_words: np.ndarray, seconds: float = SECONDS, playouts: int = PLAYOUTS,

@@ -1,7 +1,8 @@
 """`TreeSearch`: UCT, GRAVE or MCPS behind the player's `Search` interface.
 
-The player starts the search at START, tells it each joint move the manager
-reports, asks for the best move at its deadline, and stops it at STOP. Here:
+The player starts the search at START (its decisions there: `start_setup.py`),
+tells it each joint move the manager reports, asks for the best move at its
+deadline, and stops it at STOP. Here:
 
 - a worker thread runs batches of iterations (`runners/serial.py`, `runners/lane_runner.py`),
   numba calls without the GIL over a propnet, sized to take about
@@ -15,16 +16,15 @@ reports, asks for the best move at its deadline, and stops it at STOP. Here:
   joint move when the tree holds it (else to the state's node, found by its
   hash, or a new one; `tree_kept` in the stats says how much of the search
   that kept), and MCPS keeps only the window playouts with the moves played;
-- pondering (`ponder`, the default): the worker thinks whenever the game is
-  on; off, only from a root change where our role has a choice until the
-  player asks for the move (fair experiments);
+- pondering (`ponder`): the worker thinks whenever the game is on; off, only
+  where our role has a choice until the move is asked (fair experiments);
 - `best_move` never waits on the worker (the tree between batches, else the
   move published after the last batch); `answer_ready` reads a flag the worker
   sets after each batch (and a root change sets): the root is done (terminal,
   proven), our role has at most one move, or every move but one is a proven
   loss (`root.move_decided`);
-- `stop` interrupts the batch in progress (over a shared engine, the iteration
-  at its next engine call), so a shutdown waits one batch at most.
+- `stop` interrupts the batch in progress (over a shared engine, the iteration at
+  its next engine call), so a shutdown waits one batch at most.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from ...gdl.dialect import random_role_index
 from ...gdl.terms import Term
 from ...reasoner.statemachine import State, StateMachine
 from ..choices.heuristic_choice import Heuristic, store_heuristic
-from ..choices.start_choices import decide_auto_settings, start_budget
 from ..contract.interface import Search
 from ..runners.lane_runner import choose_runner
 from ..tree import iteration
@@ -49,15 +48,14 @@ from ..tree.params import EFFECT_CODINGS, P_SOLVER, SearchParams
 from ..tree.root import move_decided, played_edge
 from ..tree.select import role_best_goal
 from .prior_fitting import PriorFitting
+from .start_setup import StartSetup, group_destinations
+from .trials import TRIAL_MEMORY
 from .figures import answer_summary, arena_figures, kept_share, root_figures
 from .root_change import collect_tree, node_after
 from .votes import tree_votes
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
-
-#: Seconds START may spend finding destination arguments (`destinations.py`).
-DESTINATION_SECONDS = 0.2
 
 
 class TreeSearch(Search):
@@ -74,8 +72,7 @@ class TreeSearch(Search):
         ponder: bool = True,
         clock_seconds: Optional[float] = None, start_seconds: Optional[float] = None,
         batch_seconds: float = 0.01,
-        batch: Optional[int] = None,
-        name: str = "",
+        batch: Optional[int] = None, name: str = "", trial_seconds: float = 0.0,
     ) -> None:
         self.machine = machine
         self.role = role_index
@@ -85,7 +82,10 @@ class TreeSearch(Search):
         self.memory_cap = memory_cap
         self.clock_seconds = clock_seconds
         self.start_seconds = start_seconds
+        #: what START's trials may take (`trials.py`; 0: none)
+        self.trial_seconds = trial_seconds
         self.batch_seconds = batch_seconds
+        self._batch_setting = batch
         self.name = name or f"{params.rule}-role{role_index}"
         self._seed = seed if seed is not None else time.perf_counter_ns() & 0xFFFFFFFF
         self._runner = choose_runner(machine, self._seed, params, batch)
@@ -114,11 +114,8 @@ class TreeSearch(Search):
         self._last_error: Optional[str] = None
         self._our_choices = 0
         self._fitting: Optional[PriorFitting] = None  # priors="fitted" (set at prepare)
-        #: why each setting decided at START holds the value it holds
-        self._reasons = {"codes": "set by the options", "priors": f"priors={params.priors} as configured",
-                         "heuristic": f"heuristic={params.heuristic} as configured"}
-        #: the heuristic found at START (`heuristic_choice.py`), in use when params.heuristic is "on"
-        self._heuristic: Optional[Heuristic] = None
+        #: what START decides (settings left at "auto", the heuristic, trials) and why
+        self._setup = StartSetup.configured(params)
 
     # -- the Search interface ----------------------------------------------------------
 
@@ -132,10 +129,9 @@ class TreeSearch(Search):
         `run_for` and `best_move` then work in the caller's thread)."""
         runner = self._runner
         terminal = self.machine.is_terminal(state)
-        self.params, reasons = decide_auto_settings(self.name, self.params, runner, self.machine, state, terminal,
-                                                    self.start_seconds)
+        self.params = self._setup.decide(self.name, runner, self.machine, state, terminal, self.start_seconds,
+                                         self.trial_seconds, self._trial_player(state), self._seed)
         self._packed = self.params.pack()
-        self._reasons.update(reasons)
         self._fitting = PriorFitting() if self.params.priors == "fitted" else None
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
         capacity = plan_capacity(
@@ -153,12 +149,10 @@ class TreeSearch(Search):
                                chance_role=random_role_index(self.machine.roles))
         runner.prepare_arena(self.arena)
         if self.params.codes == "destinations":
-            self._group_destinations(state)
-        if self.params.heuristic == "on":
-            if self._heuristic is None:
-                seconds = start_budget(self.start_seconds) if self.start_seconds else 1.0
-                self._heuristic = runner.find_heuristic(state, seconds)
-            store_heuristic(self.arena, self._heuristic)
+            group_destinations(self.arena, runner, state, self.start_seconds, self.name)
+        heuristic = self._setup.arena_heuristic(runner, state, self.start_seconds)
+        if heuristic is not None:
+            store_heuristic(self.arena, heuristic)
         root = runner.root_node(self.arena, self._packed, state)
         if root < 0:
             raise RuntimeError("the arena cannot hold even the root")
@@ -169,30 +163,26 @@ class TreeSearch(Search):
         log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
-    def _group_destinations(self, state: State) -> None:
-        """Destination codes: each move code's group, measured from `state`
-        (already, when the codes choice measured it)."""
-        seconds = min(DESTINATION_SECONDS, self.start_seconds or DESTINATION_SECONDS)
-        groups = self._runner.destination_groups(state, seconds)
-        if groups is None:  # not reached: the coding needs a propnet (see __init__)
-            return
-        self.arena.code_group[:len(groups)] = groups
-        log.info("search %s: destination codes: %d move codes in %d destination groups", self.name,
-                 int((groups >= 0).sum()), len(set(groups[groups >= 0].tolist())))
+    def _trial_player(self, state: State):
+        """How START's trials make a player: a small search of this kind at `state`."""
+        def make(params: SearchParams, role: int, seed: int, heuristic: Optional[Heuristic]) -> "TreeSearch":
+            search = TreeSearch(self.machine, role, params=params, seed=seed, memory_cap=TRIAL_MEMORY,
+                                ponder=False, batch=self._batch_setting, name=f"trial-role{role}")
+            search.adopt_settings({}, {}, heuristic)
+            search.prepare(state)
+            return search
+        return make
 
     def decided_settings(self) -> tuple[dict[str, str], dict[str, str], Optional[Heuristic]]:
-        """The settings decided at START, why, and the heuristic found, for
-        another tree of the match to adopt."""
-        values = {name: getattr(self.params, name) for name in self._reasons}
-        return values, dict(self._reasons), self._heuristic
+        """START's decisions, why, and the heuristic found: for another tree of the match to adopt."""
+        return self._setup.decided()
 
     def adopt_settings(self, values: dict[str, str], reasons: dict[str, str],
                        heuristic: Optional[Heuristic] = None) -> None:
         """Before `prepare`: another tree's decisions (the trees agree; START measures once)."""
-        self.params = replace(self.params, **values)
+        self._setup.adopt(values, reasons, heuristic)
+        self.params = self._setup.params
         self._packed = self.params.pack()
-        self._reasons.update(reasons)
-        self._heuristic = heuristic
 
     def hold(self) -> None:
         """The player needs the engine now: leave it alone until `advance` (an
@@ -488,12 +478,7 @@ class TreeSearch(Search):
             return {"rule": self.rule, "iterations": 0}
         figures = {
             "rule": self.rule,
-            "codes": self.params.codes,
-            "codes_reason": self._reasons["codes"],
-            "priors": self.params.priors,
-            "priors_reason": self._reasons["priors"],
-            "heuristic": self.params.heuristic,
-            "heuristic_reason": self._reasons["heuristic"],
+            **self._setup.figures(),
             **(self._fitting.figures() if self._fitting is not None else {}),
             **arena_figures(A),
             "total_iterations": self._total_iterations,

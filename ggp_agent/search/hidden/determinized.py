@@ -69,7 +69,10 @@ class DeterminizedSearch(Search):
         clock_seconds: Optional[float] = None,
         start_seconds: Optional[float] = None,
         name: str = "",
+        trial_seconds: float = 0.0,
     ) -> None:
+        # `trial_seconds` is accepted and unused: START's trials (`driver/trials.py`)
+        # play games of perfect information, which a GDL-II match is not.
         self.machine = machine
         self.role = role_index
         self.params = params

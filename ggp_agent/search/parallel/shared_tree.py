@@ -4,7 +4,7 @@
 `LaneRunner` (lanes, lane slots, random generator) per thread, all on one
 arena. The lane steps of the threads run in parallel; every touch of the
 tree (a descent, an attach, a backup, virtual losses) is made holding the
-tree's spin lock (`lane_search.take_tree`), once per lane step and thread.
+tree's spin lock (`lane_paths.take_tree`), once per lane step and thread.
 Virtual losses keep the threads' leaves apart as they keep a batch's. A
 root change, a collection or a read of the whole tree takes every worker's
 lock (`_AllLocks`), so it waits for the threads' current batches to stop.
@@ -25,7 +25,7 @@ from ...reasoner.statemachine import State, StateMachine
 from ..driver.tree_search import TreeSearch
 from ..driver.worker import SearchWorker
 from ..runners.lane_runner import LaneRunner, choose_runner
-from ..runners.lane_search import free_tree, take_tree
+from ..runners.lane_paths import free_tree, take_tree
 from ..tree import iteration
 
 

@@ -41,7 +41,8 @@ from ...reasoner.statemachine import StateMachine
 from ..tree.arena import C_INTERRUPT, C_ROOT, Arena
 from ..tree.iteration import root_done
 from ..tree.params import SearchParams
-from .lane_search import forget_inflight, free_tree, keep_legal, lane_search, take_tree
+from .lane_paths import free_tree, take_tree
+from .lane_search import forget_inflight, keep_legal, lane_search
 from .lane_slots import S_COLLISIONS, S_INFLIGHT, new_slots
 from .serial import PropnetRunner, make_runner
 
@@ -75,7 +76,7 @@ class LaneRunner(PropnetRunner):
         #: other threads search the same tree (`shared_tree.py`): touch it holding it
         self.shared = shared
         self.lanes = new_lanes(self.net)
-        self.slots = new_slots(self.n_roles, self.n_words, max_depth, max_rollout)
+        self.slots = new_slots(self.n_roles, self.n_words, max_depth, max_rollout, self.n_codes())
         self.max_batch = max(1, min(LANES, int(max_batch)))
         self.deadline: Optional[float] = None
         #: seconds from a lane's start to its backup, measured (an average)

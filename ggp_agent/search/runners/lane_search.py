@@ -44,20 +44,25 @@ from __future__ import annotations
 import numpy as np
 
 from ...propnet.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
-from ...propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
+from ...propnet.jit import atomic_read, kernel
 from ...propnet.lane_gates import LANES, WORDS, lane_forward
 from ...propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
 from ...propnet.state_kernels import legal_codes, load_state
-from ..tree.arena import C_BROKEN, C_CUTOFFS, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
+from ..tree.arena import C_BROKEN, C_CUTOFFS, C_INTERRUPT, C_PATH, LEGAL, PENDING
 from ..tree.heuristic import cut_outcome, heuristic_on, note_state
 from ..tree.iteration import (
     AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done,
 )
 from ..tree.mast import mast_rank
-from ..tree.params import P_CODES, P_CUTOFF, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_MAST
+from ..tree.params import P_CODES, P_CUTOFF, P_MAST_EPSILON, P_MAX_ROLLOUT, P_PLAYOUT, PLAYOUT_GREEDY, PLAYOUT_MAST
 from ..tree.table import choosers, find_child, learn_effect, set_terminal, words_check
 from .lane_copies import copy_source, owe_copies, take_copy
 from .lane_effects import keep_before, record_effects
+from .lane_paths import free_tree, from_arena, take_tree, to_arena, virtual_loss
+from .lane_greedy import (
+    avoid_excluded, find_threats, keep_rows, note_moves, note_win, start_playout, take_back, take_decisive,
+    update_decisive,
+)
 from .lane_slots import S_COLLISIONS, S_DONE, S_INFLIGHT, S_STEPS
 from .probes import note_end, probe_children, probes_wanted
 
@@ -69,61 +74,6 @@ LOAD_PLAY = 2     # its start state is loaded at the end of this step; it plays 
 FORCED = 3        # plays the forced joint move this step
 CHILD = 4         # stands on the child: attach it, then play out
 PLAY = 5          # plays a random playout
-
-@kernel
-def take_tree(A):
-    """Wait for the tree and take it (threads sharing one tree: a spin lock on
-    A.counters[C_LOCK]; the holders keep it for one step's tree work)."""
-    while atomic_swap_if(A.counters, C_LOCK, 0, 1) != 0:
-        pass
-
-
-@kernel
-def free_tree(A):
-    atomic_write(A.counters, C_LOCK, 0)
-
-
-@kernel
-def _virtual_loss(A, S, lane, sign):
-    """Add (sign 1) or take off (-1) a visit with no reward on every edge the
-    lane's iteration will back up."""
-    steps = S.length[lane] - 1 + S.chosen[lane]
-    roles = A.node_edges.shape[1] - 1
-    for k in range(steps):
-        for r in range(roles):
-            A.edge_n[S.path_edge[lane, k, r]] += sign
-
-
-@kernel
-def _to_arena(A, S, lane):
-    """The lane's path into the arena's path (what attach_child and backup read)."""
-    length = S.length[lane]
-    roles = A.node_edges.shape[1] - 1
-    for k in range(length):
-        A.path_node[k] = S.path_node[lane, k]
-    for k in range(length - 1 + S.chosen[lane]):
-        for r in range(roles):
-            A.path_edge[k, r] = S.path_edge[lane, k, r]
-            A.path_code[k, r] = S.path_code[lane, k, r]
-    A.counters[C_PATH] = length
-
-
-@kernel
-def _from_arena(A, S, lane, chosen):
-    """The arena's path (a descent just made) into the lane's."""
-    length = A.counters[C_PATH]
-    roles = A.node_edges.shape[1] - 1
-    for k in range(length):
-        S.path_node[lane, k] = A.path_node[k]
-    for k in range(length - 1 + chosen):
-        for r in range(roles):
-            S.path_edge[lane, k, r] = A.path_edge[k, r]
-            S.path_code[lane, k, r] = A.path_code[k, r]
-    S.length[lane] = length
-    S.chosen[lane] = chosen
-    S.new_leaf[lane] = -1
-    S.pending[lane] = -1
-
 
 @kernel
 def _expand_known(A, net, work, node):
@@ -162,8 +112,8 @@ def _note_lane_end(A, lanes, S, lane, forced, n_steps):
 @kernel
 def _finish(A, P, S, lane, n_rollout):
     """Back the lane's iteration up (goals in S.goals[lane]); the lane is free."""
-    _virtual_loss(A, S, lane, -1)
-    _to_arena(A, S, lane)
+    virtual_loss(A, S, lane, -1)
+    to_arena(A, S, lane)
     roles = A.node_edges.shape[1] - 1
     for t in range(n_rollout):
         for r in range(roles):
@@ -197,20 +147,20 @@ def _start(A, P, net, work, S, lane, rng):
                 if probes_wanted(A, P, node, depth):
                     probe_children(A, P, net, work, node)
                 continue
-            _from_arena(A, S, lane, 0)
+            from_arena(A, S, lane, 0)
             S.phase[lane] = LOAD_PLAY
             break
         if status == AT_CAP:
-            _from_arena(A, S, lane, 0)
+            from_arena(A, S, lane, 0)
             S.phase[lane] = LOAD_PLAY
             break
         # NEED_CHILD: compute the child on the lane, unless another lane is at it
         if find_child(A, node, depth) == PENDING:
             S.counters[S_COLLISIONS] += 1
-            _from_arena(A, S, lane, 0)
+            from_arena(A, S, lane, 0)
             S.phase[lane] = LOAD_PLAY
             break
-        _from_arena(A, S, lane, 1)
+        from_arena(A, S, lane, 1)
         for r in range(net.n_roles):
             S.forced[lane, r] = A.path_move[depth, r]
         many, key_role = choosers(A, node)
@@ -223,7 +173,7 @@ def _start(A, P, net, work, S, lane, rng):
     last = A.path_node[A.counters[C_PATH] - 1]
     for w in range(A.node_words.shape[1]):
         S.start[lane, w] = A.node_words[last, w]
-    _virtual_loss(A, S, lane, 1)
+    virtual_loss(A, S, lane, 1)
     S.counters[S_INFLIGHT] += 1
     if S.phase[lane] == LOAD_PLAY:
         owe_copies(A, P, S, lane, S.start[lane])
@@ -263,7 +213,7 @@ def _attach(A, net, lanes, S, lane, terminal, effects):
     value = lanes.value
     words = S.words
     _lane_words(net, value, lane, words)
-    _to_arena(A, S, lane)
+    to_arena(A, S, lane)
     e = S.pending[lane]
     if e >= 0 and A.edge_child[e] == PENDING:
         A.edge_child[e] = -1
@@ -325,20 +275,27 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
     n_dynamic = set_bit_indices(A.dynamic, S.dynamic) if effects else 0
     n_effect_lanes = 0
     mast = P[P_PLAYOUT] == PLAYOUT_MAST
-    greedy = int(round((1.0 - P[P_MAST_EPSILON]) * 16.0))
+    mast_share = int(round((1.0 - P[P_MAST_EPSILON]) * 16.0))
+    greedy = P[P_PLAYOUT] == PLAYOUT_GREEDY
     if shared:
         take_tree(A)
     if mast:
         mast_rank(A, net.role_lo, rng)
+    if greedy:
+        update_decisive(A, net, S)
     for lane in range(LANES):
         if S.phase[lane] != IDLE:
-            _virtual_loss(A, S, lane, 1)
+            virtual_loss(A, S, lane, 1)
     if shared:
         free_tree(A)
     S.counters[S_DONE] = 0
     while S.counters[S_DONE] < budget and atomic_read(A.counters, C_INTERRUPT) == 0:
         S.counters[S_STEPS] += 1
         lane_forward(net, lanes, net.first_gate, net.split)
+        if greedy:
+            find_threats(net, lanes, S)
+            for k in range(WORDS):
+                S.sitting[k] = ZERO
         if shared:
             take_tree(A)
         # lanes on a new child attach it; playouts that ended are backed up
@@ -352,6 +309,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
             if phase == CHILD:
                 steps[lane] = 0
                 S.phase[lane] = PLAY
+                start_playout(S, lane)
                 over = _attach(A, net, lanes, S, lane, over, effects)
                 if not over:
                     owe_copies(A, P, S, lane, S.words)
@@ -359,6 +317,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 _note_lane_end(A, lanes, S, lane, phase == CHILD, steps[lane])
             if over or steps[lane] >= limit:
                 lane_goals(net, value, lane, S.goals[lane])
+                if greedy and over and phase == PLAY:
+                    note_win(A, net, S, lane, S.goals[lane])
                 _finish(A, P, S, lane, steps[lane])
             elif 0 < cut <= steps[lane]:  # cut: an outcome drawn from the heuristic's values
                 _lane_words(net, value, lane, S.words)
@@ -366,6 +326,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 cut_outcome(A, S.words, A.goals, rng, S.goals[lane])
                 A.counters[C_CUTOFFS] += 1
                 _finish(A, P, S, lane, steps[lane])
+            elif greedy and phase == PLAY:
+                take_back(net, lanes, S, lane)
         # free lanes take the copies owed, then new leaves
         if inflight > 0 and not root_done(A, P):
             lane = 0
@@ -381,7 +343,7 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                         cursor = source  # the lanes from the cursor up to it owe nothing
                     take_copy(S, source, lane)
                     S.phase[lane] = LOAD_PLAY
-                    _virtual_loss(A, S, lane, 1)
+                    virtual_loss(A, S, lane, 1)
                     S.counters[S_INFLIGHT] += 1
                     lane += 1
                     continue
@@ -400,10 +362,16 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
         for lane in range(LANES):
             if S.phase[lane] == PLAY:
                 movers[lane >> 6] |= ONE << np.uint64(lane & 63)
+        if greedy:
+            for k in range(WORDS):
+                movers[k] &= ~S.sitting[k]  # taken back: their gates are evaluated first
         clear_inputs(net, lanes)
         choose_moves(net, lanes, rng, movers)
-        if mast and greedy > 0:
-            prefer_moves(net, lanes, rng, movers, A.mast_order, greedy)
+        if mast and mast_share > 0:
+            prefer_moves(net, lanes, rng, movers, A.mast_order, mast_share)
+        if greedy:
+            avoid_excluded(net, lanes, S, movers, rng)
+            take_decisive(net, lanes, S, movers)
         for k in range(WORDS):
             w = movers[k]
             while w != ZERO:
@@ -417,6 +385,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                         stuck = True
                     c = lanes.role_choice[r, lane]
                     S.rollout[lane, steps[lane], r] = -1 - c if lanes.role_forced[r, k] & bit else c
+                if greedy and not stuck:
+                    note_moves(A, net, lanes, S, lane)
                 if stuck:  # no legal move in a non-terminal state: a broken game
                     movers[k] &= ~bit
                     lane_goals(net, value, lane, S.goals[lane])
@@ -435,6 +405,8 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
                 movers[k] |= bit
                 for r in range(net.n_roles):
                     value[base + S.forced[lane, r], k] |= bit
+        if greedy:
+            keep_rows(net, lanes, S)
         advance_lanes(net, lanes, movers)
         if effects:
             if shared:
@@ -445,18 +417,20 @@ def lane_search(A, P, net, lanes, S, work, rng, budget, inflight, shared):
         for lane in range(LANES):
             phase = S.phase[lane]
             if phase == PLAY:
-                steps[lane] += 1
+                if not (greedy and (S.sitting[lane >> 6] >> np.uint64(lane & 63)) & ONE):
+                    steps[lane] += 1
             elif phase == FORCED:
                 S.phase[lane] = CHILD
             elif phase == LOAD_FORCED or phase == LOAD_PLAY:
                 load_lane(net, value, lane, S.start[lane])
                 steps[lane] = 0
                 S.phase[lane] = FORCED if phase == LOAD_FORCED else PLAY
+                start_playout(S, lane)
     if shared:
         take_tree(A)
     for lane in range(LANES):
         if S.phase[lane] != IDLE:
-            _virtual_loss(A, S, lane, -1)
+            virtual_loss(A, S, lane, -1)
     if shared:
         free_tree(A)
     return S.counters[S_DONE]

@@ -2,8 +2,9 @@
 
 A lane is one iteration in flight (`lane_search.py`): its phase, its path
 down the tree, the joint move it must play first, the state it starts from,
-its playout's codes and its outcome; and, for effect codes, the scratch
-`lane_effects.py` reads a step's changes into. `slots_bytes` is what
+its playout's codes and its outcome; for effect codes, the scratch
+`lane_effects.py` reads a step's changes into; for greedy playouts, what
+`lane_greedy.py` keeps to take a step back. `slots_bytes` is what
 `new_slots` allocates, counted against the search's memory cap.
 """
 
@@ -47,9 +48,26 @@ class LaneSlots(NamedTuple):
     effect_lanes: np.ndarray  # uint64[4]: playing lanes where one role chose this step
     effect_lane: np.ndarray   # int32[256]: the same lanes, listed
     dynamic: np.ndarray       # int32[64 * n_words]: the fluents that depend on moves, listed
+    # greedy playouts (`lane_greedy.py`)
+    prev_rows: np.ndarray     # uint64[64 * n_words, 4]: fluent rows before the last step
+    prev_role: np.ndarray     # int32[256]: the role that alone chose at the lane's last step, or -1
+    prev_move: np.ndarray     # int32[256]: its move code
+    excluded: np.ndarray      # int32[256, GREEDY_EXCLUDED]: moves that let the next mover win at once
+    n_excluded: np.ndarray    # int32[256]
+    excluded_step: np.ndarray  # int32[256]: the playout step the exclusions are for
+    rollbacks: np.ndarray     # int32[256]: steps taken back in the lane's playout
+    sitting: np.ndarray       # uint64[4]: lanes taken back this step (they move next step)
+    decisive: np.ndarray      # int32[C]: each role's decisive move codes, role after role
+    decisive_lo: np.ndarray   # int32[R + 1]: role r's are decisive[decisive_lo[r]:decisive_lo[r + 1]]
+    threat: np.ndarray        # uint64[R, 4]: lanes where role r has a decisive move legal
 
 
-def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> LaneSlots:
+#: Moves a greedy playout may exclude at one step, and steps it may take back in all.
+GREEDY_EXCLUDED = 16
+GREEDY_ROLLBACKS = 32
+
+
+def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int, n_codes: int = 1) -> LaneSlots:
     r = max(1, n_roles)
     return LaneSlots(
         phase=np.zeros(LANES, dtype=np.int32),
@@ -73,13 +91,24 @@ def new_slots(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> L
         effect_lanes=np.zeros(WORDS, dtype=np.uint64),
         effect_lane=np.zeros(LANES, dtype=np.int32),
         dynamic=np.zeros(64 * max(1, n_words), dtype=np.int32),
+        prev_rows=np.zeros((64 * max(1, n_words), WORDS), dtype=np.uint64),
+        prev_role=np.full(LANES, -1, dtype=np.int32),
+        prev_move=np.full(LANES, -1, dtype=np.int32),
+        excluded=np.zeros((LANES, GREEDY_EXCLUDED), dtype=np.int32),
+        n_excluded=np.zeros(LANES, dtype=np.int32),
+        excluded_step=np.full(LANES, -1, dtype=np.int32),
+        rollbacks=np.zeros(LANES, dtype=np.int32),
+        sitting=np.zeros(WORDS, dtype=np.uint64),
+        decisive=np.zeros(max(1, n_codes), dtype=np.int32),
+        decisive_lo=np.zeros(r + 1, dtype=np.int32),
+        threat=np.zeros((r, WORDS), dtype=np.uint64),
     )
 
 
-def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int) -> int:
+def slots_bytes(n_roles: int, n_words: int, max_depth: int, max_rollout: int, n_codes: int = 1) -> int:
     """Bytes `new_slots` allocates (counted against the search's memory)."""
     r = max(1, n_roles)
     words = max(1, n_words)
     return (LANES * (4 * 6 + 4 * (max_depth + 1) + 8 * max_depth * r + 4 * r + 8 * words
-                     + 4 * max_rollout * r + 4 * r + 8 * words + 4)
-            + (8 * WORDS + 4) * 64 * words)
+                     + 4 * max_rollout * r + 4 * r + 8 * words + 4 + 4 * (5 + GREEDY_EXCLUDED))
+            + (8 * WORDS + 4) * 64 * words + 8 * WORDS * 64 * words + 4 * max(1, n_codes) + 8 * WORDS * (r + 1))

@@ -78,6 +78,8 @@ class PropnetRunner:
         return values
 
     supports_effects = True
+    #: START's trials (`driver/trials.py`) play quick games on this engine
+    supports_trials = True
 
     def prepare_arena(self, A: Arena) -> None:
         """Mark the fluents effect codes look at (`kernels.move_dependent_fluents`)."""
@@ -176,6 +178,8 @@ class MachineRunner:
 
     #: Effect codes need state words; over Prolog the statistics use move codes.
     supports_effects = False
+    #: Quick trial games at START are too slow over Prolog.
+    supports_trials = False
 
     def effect_multiplicity(self, state: State, seconds: float) -> Optional[float]:
         """Unknown over a Prolog engine (no state words to compare)."""

@@ -177,6 +177,8 @@ class Arena(NamedTuple):
     dynamic: np.ndarray      # uint64[n_words]: fluents whose next value depends on the moves
     code_group: np.ndarray   # int64[C]: destination codes: a move code's destination group, -1 none
     code_ends: np.ndarray    # uint8[C]: 1 once move code c was the last move of a game (`runners/probes.py`)
+    code_played: np.ndarray  # int64[C]: times move code c was chosen in a playout (`runners/lane_greedy.py`)
+    code_won: np.ndarray     # int64[C]: of them, times it ended the game at once with its role's best goal
     heur_mask: np.ndarray    # uint64[HEURISTIC_SETS, n_words]: the fluents of each piece set
     heur_role: np.ndarray    # int32[HEURISTIC_SETS]: the role a set's pieces count for
     heur_weight: np.ndarray  # float64[HEURISTIC_SETS]: what one of its pieces is worth
@@ -374,7 +376,7 @@ def _layout(capacity: Capacity, r: int, n_words: int, k: int) -> dict:
         "effect_key": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.uint64),
         "effect_code": ((_pow2_at_least(4 * c) if capacity.effects else 16,), np.int32),
         "dynamic": ((n_words,), np.uint64), "code_group": ((c,), np.int64), "before": ((n_words,), np.uint64),
-        "code_ends": ((c,), np.uint8),
+        "code_ends": ((c,), np.uint8), "code_played": ((c,), np.int64), "code_won": ((c,), np.int64),
         "heur_mask": ((HEURISTIC_SETS, n_words), np.uint64), "heur_role": ((HEURISTIC_SETS,), np.int32),
         "heur_weight": ((HEURISTIC_SETS,), np.float64), "heur_coef": ((N_HEUR_COEF,), np.float64),
         "gc_stack": ((n,), np.int32), "gc_remap": ((n,), np.int32),

@@ -107,10 +107,11 @@ RULE_DEFAULTS: dict[str, tuple[float, float]] = {
 
 PLAYOUT_RANDOM = 0
 PLAYOUT_MAST = 1
+PLAYOUT_GREEDY = 2
 #: The playout policy on the lanes (see `SearchParams.playout`, `mast.py`).
 #: Here, not in `mast.py`: this module must not import numba (the CLI reads
 #: the settings before it points numba at a readable cache).
-PLAYOUTS = {"random": PLAYOUT_RANDOM, "mast": PLAYOUT_MAST}
+PLAYOUTS = {"random": PLAYOUT_RANDOM, "mast": PLAYOUT_MAST, "greedy": PLAYOUT_GREEDY}
 
 #: Whether a search uses a heuristic found at START (see `SearchParams.heuristic`).
 HEURISTICS = ("auto", "on", "off")
@@ -199,6 +200,11 @@ class SearchParams:
     - `playout`: the playout policy on the lanes. "random": a uniformly random
       legal move per role and step. "mast": epsilon-greedy on each move's
       average reward over the search's playouts so far (`mast.py`).
+      "greedy": random, but a role with a decisive move legal plays it (a
+      move code that, in this search's playouts, has always ended the game at
+      once with its role's best goal), and a role whose move let the next
+      role win at once takes it back and plays another
+      (`runners/lane_greedy.py`).
     - `root_explore`: an exploration term root_explore·sqrt(ln N / (n + 1))
       added to the GRAVE and MCPS values at the root only (0: none; unset:
       as `priors` says). The
@@ -259,6 +265,9 @@ class SearchParams:
     - `cutoff`: with a heuristic, playouts stop after this many joint moves
       and score an outcome drawn from the heuristic's value of the state they
       reached (0: playouts run to the end, or `max_rollout`).
+    - `trials`: whether START plays quick games between the settings decided
+      so far and each candidate that applies (`driver/trials.py`), when the
+      player gives it time for them (a share of the start clock).
     """
 
     rule: str = "mcps"
@@ -290,8 +299,9 @@ class SearchParams:
     pick_refresh: Optional[float] = None
     probe: Optional[bool] = None
     heuristic: str = "auto"
-    minimax: float = 0.4
+    minimax: float = 0.6
     cutoff: int = 0
+    trials: bool = True
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:

@@ -26,8 +26,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ggp_agent"
 
 LAYERS = ("gdl", "reasoner", "propnet", "engines", "search", "player", "server", "referee", "cli")
 
-#: The rooms of a layer, first to last (the `__init__` docstring of `ggp_agent/search` says what each is for).
+#: The rooms of a layer, first to last (the layer's `__init__` docstring says what each is for).
 ROOMS = {
+    "propnet": ("jit", "grounding", "kernels", "network", "machine"),
     "search": ("contract", "tree", "choices", "runners", "driver", "parallel", "hidden"),
 }
 
@@ -173,13 +174,18 @@ def test_the_checker_sees_an_import_against_the_rooms():
     """A room importing a later room, or the layer's top, is against the grain;
     the reverse, and a room importing an earlier layer, are not."""
     graph = {
-        "ggp_agent.search.tree.select": {"ggp_agent.search.driver.tree_search", "ggp_agent.propnet.jit"},
+        "ggp_agent.search.tree.select": {"ggp_agent.search.driver.tree_search", "ggp_agent.propnet.jit.decorators"},
         "ggp_agent.search.hidden.determinized": {"ggp_agent.search.registry", "ggp_agent.search.driver.tree_search"},
         "ggp_agent.search.registry": {"ggp_agent.search.hidden.determinized"},
+        "ggp_agent.propnet.kernels.state_kernels": {"ggp_agent.propnet.network.arrays",
+                                                    "ggp_agent.propnet.jit.decorators"},
+        "ggp_agent.propnet.network.arrays": {"ggp_agent.propnet.kernels.state_kernels"},
     }
     assert against_the_grain(graph) == [
         "ggp_agent.search.tree.select (search.tree) imports ggp_agent.search.driver.tree_search (search.driver)",
         "ggp_agent.search.hidden.determinized (search.hidden) imports ggp_agent.search.registry (search)",
+        "ggp_agent.propnet.kernels.state_kernels (propnet.kernels) imports ggp_agent.propnet.network.arrays"
+        " (propnet.network)",
     ]
 
 

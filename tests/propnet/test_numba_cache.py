@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.folders import write_problem
-from ggp_agent.propnet.cache_stamp import kernel_sources
-from ggp_agent.propnet.numba_cache import cache_description, use_readable_cache
+from ggp_agent.propnet.jit.cache_stamp import kernel_sources
+from ggp_agent.propnet.jit.numba_cache import cache_description, use_readable_cache
 from ..helpers import empty_folders, read_only_command, require_read_only_mounts
 
 TINY_KERNELS = """
@@ -34,7 +34,7 @@ def add(a, b):
 #: Calls the tiny kernel once; prints what numba compiled and how often its cache served.
 PROBE = """
 import json, sys
-from ggp_agent.propnet.numba_cache import counting_compilations, use_readable_cache
+from ggp_agent.propnet.jit.numba_cache import counting_compilations, use_readable_cache
 if sys.argv[1] == "mirror":
     use_readable_cache()
 import tiny_kernels
@@ -107,7 +107,7 @@ def test_write_problem_says_why_a_folder_cannot_be_written(tmp_path):
 
 #: A kernel in one file that inlines a kernel of another (`caller.py`, `callee.py`).
 CALLER = """
-from ggp_agent.propnet.jit import kernel
+from ggp_agent.propnet.jit.decorators import kernel
 from .callee import base
 
 
@@ -116,18 +116,18 @@ def plus_one():
     return base() + 1
 """
 CALLEE = """
-from ggp_agent.propnet.jit import kernel
+from ggp_agent.propnet.jit.decorators import kernel
 
 
 @kernel
 def base():
     return {value}
 """
-#: Tracks the package's folder as `jit.py` tracks ours, then calls the caller.
+#: Tracks the package's folder as `decorators.py` tracks ours, then calls the caller.
 CALL_CALLER = """
 import json, sys
 from pathlib import Path
-from ggp_agent.propnet.cache_stamp import track_sources
+from ggp_agent.propnet.jit.cache_stamp import track_sources
 sys.path.insert(0, sys.argv[1])
 track_sources([Path(sys.argv[1]) / "kernels_pkg"])
 from kernels_pkg.caller import plus_one
@@ -190,3 +190,4 @@ def test_the_command_line_imports_numba_only_after_it_chose_the_cache():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
+

@@ -11,7 +11,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-from .jit import kernel
+from ..jit.decorators import kernel
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)

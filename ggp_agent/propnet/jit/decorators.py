@@ -40,8 +40,10 @@ from numba.extending import intrinsic
 
 from .cache_stamp import track_sources
 
-#: Where every kernel is defined (the constants they read are in modules they import).
-KERNEL_FOLDERS = (Path(__file__).parent, Path(__file__).parent.parent / "search")
+#: Where every kernel is defined (the constants they read are in modules they import):
+#: the propnet's rooms and the search's.
+PROPNET_FOLDER = Path(__file__).parents[1]
+KERNEL_FOLDERS = (PROPNET_FOLDER, PROPNET_FOLDER.parent / "search")
 track_sources(KERNEL_FOLDERS)
 
 

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..gdl.terms import Compound, Symbol, Term
+from ...gdl.terms import Compound, Symbol, Term
 from .term_kernels import EMPTY, intern_pairs, rehash
 
 #: Ids and slots a store starts with (it doubles as it fills; small, so that

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel
+from ..jit.decorators import kernel
 
 #: An empty slot of the hash table.
 EMPTY = -1

@@ -36,13 +36,13 @@ from typing import Optional
 
 import numpy as np
 
-from ..gdl.analysis import sentence_of
-from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Not, Rule, Variable, parenthesized_names, relation_key
-from ..gdl.validate import ValidatedGame
+from ...gdl.analysis import sentence_of
+from ...gdl.normalize import is_positive_sentence
+from ...gdl.terms import Compound, Not, Rule, Variable, parenthesized_names, relation_key
+from ...gdl.validate import ValidatedGame
 from .demand import demanded, with_demand
 from .evaluate import GroundingError, Model, RelationTooLarge, Trial, Unstratified
-from .grounding import Grounding
+from .program import Grounding
 from .inert import with_inert_fluents
 from .joins import MAX_ROWS
 from .relations import view

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..gdl.terms import Term
+from ...gdl.terms import Term
 
 
 @dataclass

@@ -21,13 +21,13 @@ import threading
 import time
 from dataclasses import dataclass
 
-from ..gdl.validate import ValidatedGame
-from ..reasoner.statemachine import ReasonerError
-from .arrays import Net
-from .grounder import ground
-from .network import Network, build_network
-from .rules import prepare_rules
-from .sparse_plan import planned
+from ...gdl.validate import ValidatedGame
+from ...reasoner.statemachine import ReasonerError
+from ..network.arrays import Net
+from ..grounding.grounder import ground
+from ..network.gates import Network, build_network
+from ..grounding.rules import prepare_rules
+from ..network.sparse_plan import planned
 
 #: Compiled games kept per process, the least recently used dropped first.
 KEPT_GAMES = 4

@@ -36,9 +36,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..gdl.analysis import sentence_of
-from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Distinct, Not, Rule, Symbol, relation_key, variables
+from ...gdl.analysis import sentence_of
+from ...gdl.normalize import is_positive_sentence
+from ...gdl.terms import Compound, Distinct, Not, Rule, Symbol, relation_key, variables
 
 DEMAND_PREFIX = "demand "
 

@@ -1,6 +1,6 @@
 """One-state kernels: a game's state, its legal moves, a step, by change propagation.
 
-Every function here is a `jit.kernel` over the arrays of `arrays.py` and
+Every function here is a `kernel` (`jit.decorators`) over the arrays of `arrays.py` and
 scalars, so a search kernel can call them from inside its own numba code, and
 any game runs on the same compiled code (nothing is compiled at START).
 
@@ -42,7 +42,7 @@ import numpy as np
 
 from .bits import ONE, ZERO, lowest_bit_index, rand_below
 from .component_kernels import state_component, update_component
-from .jit import allocating_kernel, kernel
+from ..jit.decorators import allocating_kernel, kernel
 
 #: The code of no move: a role without a legal move in a state that is not
 #: terminal (a broken game) plays it, as the manager's `nil` for that role.

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..gdl.analysis import sentence_of
-from ..gdl.terms import Compound, Not, Rule, Symbol, Variable, relation_key
+from ...gdl.analysis import sentence_of
+from ...gdl.terms import Compound, Not, Rule, Symbol, Variable, relation_key
 
 Family = tuple[str, int]
 

@@ -2,14 +2,14 @@
 evaluation order, cyclic components found, everything renumbered.
 
 Same conventions as `graph_kernels.py` (leaves below `first_gate`, literals
-`2 * node + negated`, CSR gate inputs); `network.py` keeps the meaning.
+`2 * node + negated`, CSR gate inputs); `gates.py` keeps the meaning.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .jit import allocating_kernel
+from ..jit.decorators import allocating_kernel
 
 
 @allocating_kernel

@@ -14,12 +14,12 @@ import time
 
 import numpy as np
 
-from ..reasoner.statemachine import bench_report
-from .arrays import Net, new_lanes, new_rng, new_work
-from .bits import ONE, rand_below
-from .jit import kernel
-from .lane_kernels import lane_playouts
-from .state_kernels import forward, literal_value, load_state, random_playout
+from ...reasoner.statemachine import bench_report
+from ..network.arrays import Net, new_lanes, new_rng, new_work
+from ..kernels.bits import ONE, rand_below
+from ..jit.decorators import kernel
+from ..kernels.lane_kernels import lane_playouts
+from ..kernels.state_kernels import forward, literal_value, load_state, random_playout
 
 #: The strategies `bench_net` knows, in the order it reports them.
 STRATEGIES = ("lanes", "propagate", "forward")

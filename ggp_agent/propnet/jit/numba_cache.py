@@ -40,7 +40,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, MutableMapping, Optional
 
-from ..folders import write_problem
+from ...folders import write_problem
 
 log = logging.getLogger(__name__)
 

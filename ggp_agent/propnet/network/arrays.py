@@ -6,7 +6,7 @@ every game has the same array types, one compiled kernel serves every game
 on purpose: a different dtype or layout would be a new numba signature, hence
 a compilation at START.
 
-Node numbering (shared with `network.py`): node 0 is the constant FALSE
+Node numbering (shared with `gates.py`): node 0 is the constant FALSE
 (literal 0 FALSE, literal 1 TRUE), nodes 1..F are the base propositions
 (fluent i is node 1 + i, bit i of the state words), nodes F+1..F+C the input
 propositions (move code c is node F + 1 + c), then the gates in evaluation
@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .component_groups import find_groups
-from .network import AND, OR, Network
+from .gates import AND, OR, Network
 
 #: A state of F fluents is ceil(F / 64) words; at least one.
 WORD_BITS = 64
@@ -362,7 +362,7 @@ def _hops(kind: np.ndarray, scc: np.ndarray, int_ptr: np.ndarray, int_node: np.n
 
 def new_work(net: Net) -> Work:
     """Scratch for the one-at-a-time kernels, evaluated for the initial state."""
-    from .state_kernels import init_work
+    from ..kernels.state_kernels import init_work
 
     n = net.n_nodes
     n_scc = len(net.scc_lo)

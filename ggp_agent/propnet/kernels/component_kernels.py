@@ -36,7 +36,7 @@ lanes); from scratch, each member is visited about once.
 from __future__ import annotations
 
 from .bits import ALL_ONES, ZERO
-from .jit import kernel
+from ..jit.decorators import kernel
 
 AND = 1
 

@@ -31,7 +31,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..gdl.terms import Variable
+from ...gdl.terms import Variable
 from .term_kernels import EMPTY, first_of_each
 from .term_store import TermStore
 

@@ -37,12 +37,12 @@ from typing import Optional
 
 import numpy as np
 
-from ..gdl.terms import Term
-from ..reasoner.movecodes import MoveCodes
-from ..reasoner.statemachine import ReasonerError
+from ...gdl.terms import Term
+from ...reasoner.movecodes import MoveCodes
+from ...reasoner.statemachine import ReasonerError
 from .graph_kernels import fold_constants, raw_graph, rebuild
 from .order_kernels import order_gates, renumber
-from .grounding import Grounding
+from ..grounding.program import Grounding
 
 LEAF, AND, OR = 0, 1, 2
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bits import ALL_ONES, ONE, ZERO, lowest_bit_index, rand_word
-from .jit import kernel
+from ..jit.decorators import kernel
 from .lane_gates import LANES, WORDS, lane_forward, post_move
 #: Planes of a bit-sliced counter (`Lanes.tally` holds three: the counts,
 #: the ranks and a draw): a role may have up to 2**31 - 1 codes.

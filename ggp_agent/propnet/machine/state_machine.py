@@ -31,19 +31,19 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..gdl.dialect import Dialect
-from ..gdl.terms import Term
-from ..gdl.validate import ValidatedGame
-from ..reasoner.statemachine import (
+from ...gdl.dialect import Dialect
+from ...gdl.terms import Term
+from ...gdl.validate import ValidatedGame
+from ...reasoner.statemachine import (
     DEFAULT_MAX_PLAYOUT_STEPS, IllegalMoveError, Playout, ReasonerError, State, StateMachine, WarnOnce,
     no_legal_move_error, one_goal_value,
 )
-from . import state_kernels as kernels
-from .arrays import Net, new_rng, new_work
+from ..kernels import state_kernels as kernels
+from ..network.arrays import Net, new_rng, new_work
 from .bench import bench_net
 from .compiled import COMPILED
-from .grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, GroundingError
-from .network import Network
+from ..grounding.grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, GroundingError
+from ..network.gates import Network
 
 log = logging.getLogger(__name__)
 
@@ -272,6 +272,6 @@ class PropnetStateMachine(StateMachine):
 
 def _prolog_engine(game: ValidatedGame) -> StateMachine:
     """A Prolog engine of `game`, for its percepts."""
-    from ..reasoner.prolog_machine import PrologStateMachine
+    from ...reasoner.prolog_machine import PrologStateMachine
 
     return PrologStateMachine(game)

@@ -19,7 +19,7 @@ again (a minute or two, once). An edit to a module no kernel module imports
 leaves the cache as it is: before, any edit under the folders recompiled
 every kernel, about three minutes of CPU at each developer's next run. The
 propnet's and the search's folders, where all kernels live, are tracked when
-`jit.py` is imported, before any kernel is declared (numba picks a kernel's
+`decorators.py` is imported, before any kernel is declared (numba picks a kernel's
 cache locator when the decorator runs).
 
 This extends numba through its cache locator classes, which numba does not
@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 #: Folders whose kernels carry the digest of their kernel sources.
 _tracked: list[Path] = []
 
-#: Decorators that make a function a numba kernel (ours from `jit.py`, and numba's own).
+#: Decorators that make a function a numba kernel (ours from `decorators.py`, and numba's own).
 KERNEL_DECORATORS = frozenset({
     "kernel", "allocating_kernel", "intrinsic", "njit", "jit", "generated_jit", "overload",
     "register_jitable", "vectorize", "guvectorize", "cfunc", "stencil",

@@ -30,10 +30,10 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..gdl.analysis import sentence_of, strongly_connected_components
-from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Distinct, Not, Rule, Symbol, relation_key, variables
-from ..reasoner.statemachine import ReasonerError
+from ...gdl.analysis import sentence_of, strongly_connected_components
+from ...gdl.normalize import is_positive_sentence
+from ...gdl.terms import Distinct, Not, Rule, Symbol, relation_key, variables
+from ...reasoner.statemachine import ReasonerError
 from .joins import Bindings, JoinTooLarge, View, join
 from .relations import Table, build, build_chain, member, view
 from .term_store import TermStore

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import mix64
-from .jit import allocating_kernel
+from ..kernels.bits import mix64
+from ..jit.decorators import allocating_kernel
 
 _K_IN = np.uint64(0x9E3779B97F4A7C15)
 _K_OUT = np.uint64(0xC2B2AE3D27D4EB4F)

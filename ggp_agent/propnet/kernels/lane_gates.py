@@ -46,7 +46,7 @@ import numpy as np
 
 from .bits import ALL_ONES, ONE, ZERO, lowest_bit_index
 from .component_kernels import lane_component, lane_group
-from .jit import inline_kernel, kernel
+from ..jit.decorators import inline_kernel, kernel
 
 #: Words per node in the lane kernels: 4 x 64 = 256 playouts per pass. One
 #: input literal read serves four words (which LLVM turns into one AVX2

@@ -4,10 +4,10 @@ Why: a network can hold hundreds of thousands of gates, and the builder walks
 it several times (constant folding, rebuilding, ordering); in Python that took
 tens of seconds on the big games, here it takes a fraction of one. Like the
 playout kernels these are generic (compiled once, cached on disk): a game is
-data, never code. `network.py` calls them and keeps the meaning; this module
+data, never code. `gates.py` calls them and keeps the meaning; this module
 knows only integers.
 
-Conventions (as in `network.py`): nodes below `first_gate` are leaves (node 0
+Conventions (as in `gates.py`): nodes below `first_gate` are leaves (node 0
 is the constant FALSE), a literal is `2 * node + negated`, kinds are 1 for
 AND and 2 for OR; gate inputs are CSR arrays (`in_ptr`, `in_lit`).
 """
@@ -19,7 +19,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .jit import allocating_kernel
+from ..jit.decorators import allocating_kernel
 
 AND, OR = 1, 2
 

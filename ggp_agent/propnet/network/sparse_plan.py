@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import Net, new_lanes, new_rng, pack
-from .bits import ONE, ZERO
-from .jit import kernel
-from .lane_gates import WORDS, lane_forward
-from .lane_kernels import choose_moves, clear_inputs, load_lane
-from .network import Network, csr_rows
+from ..kernels.bits import ONE, ZERO
+from ..jit.decorators import kernel
+from ..kernels.lane_gates import WORDS, lane_forward
+from ..kernels.lane_kernels import choose_moves, clear_inputs, load_lane
+from .gates import Network, csr_rows
 from .order_kernels import gathered_order
 
 #: The sparse pass is kept when the gates it expects to evaluate in a step are

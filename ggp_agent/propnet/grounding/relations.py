@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 
-from ..gdl.terms import Symbol, Term, Variable
+from ...gdl.terms import Symbol, Term, Variable
 from .joins import View
 from .term_store import TermStore
 

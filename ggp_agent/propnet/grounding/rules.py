@@ -35,9 +35,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
-from ..gdl.normalize import is_positive_sentence
-from ..gdl.terms import Compound, Distinct, Literal, Not, Rule, Symbol, Term, Variable, relation_key, substitute, variables
-from ..gdl.validate import ValidatedGame
+from ...gdl.normalize import is_positive_sentence
+from ...gdl.terms import (
+    Compound, Distinct, Literal, Not, Rule, Symbol, Term, Variable, relation_key, substitute, variables,
+)
+from ...gdl.validate import ValidatedGame
 
 _ROLE_FIRST = {("legal", 2), ("goal", 2)}
 

@@ -22,9 +22,17 @@ propnet's and the search's folders, where all kernels live, are tracked when
 `decorators.py` is imported, before any kernel is declared (numba picks a kernel's
 cache locator when the decorator runs).
 
-This extends numba through its cache locator classes, which numba does not
-document as public: if they are not where this expects them, nothing is
-installed and a warning says so (kernels are then stamped as numba does).
+An index that names a module or class that no longer exists is stale too
+(`_tolerant_index`): numba unpickles a kernel's whole index, the signatures'
+types included, before it compares the stamp, so moving a type that a
+cached signature holds (the propnet's `Net` went from `propnet/arrays.py`
+into a room) made every kernel cached with it raise ModuleNotFoundError
+instead of compiling again.
+
+This extends numba through its cache locator classes and its index file,
+which numba does not document as public: if they are not where this expects
+them, nothing is installed and a warning says so (kernels are then stamped
+and loaded as numba does).
 """
 
 from __future__ import annotations
@@ -40,6 +48,11 @@ log = logging.getLogger(__name__)
 
 #: Folders whose kernels carry the digest of their kernel sources.
 _tracked: list[Path] = []
+
+#: The index loaders `_tolerant_index` made (installed once per process), and
+#: the indexes it found naming moved code (each logged once).
+_tolerant_loaders: set = set()
+_moved_indexes: set = set()
 
 #: Decorators that make a function a numba kernel (ours from `decorators.py`, and numba's own).
 KERNEL_DECORATORS = frozenset({
@@ -152,17 +165,39 @@ class _TrackedStamp:
         return (super().get_source_stamp(), sources_digest(tuple(_tracked)))
 
 
+def _tolerant_index(load_index):
+    """numba's index loader, with an index that names code that is gone read
+    as stale (empty): the kernel compiles again and its index is rewritten."""
+
+    @functools.wraps(load_index)
+    def load(self):
+        try:
+            return load_index(self)
+        except (ImportError, AttributeError) as error:
+            if self._index_path not in _moved_indexes:  # read again when the new code is saved
+                _moved_indexes.add(self._index_path)
+                log.info("numba cache index %s names code that moved (%s): compiling again", self._index_path, error)
+            return {}
+
+    return load
+
+
 def track_sources(folders: Iterable[Path]) -> bool:
     """Stamp the kernels defined under `folders` with the digest of all their
-    sources; True when installed (once per process; later folders are added)."""
+    sources, and read an index that names moved code as stale; True when
+    installed (once per process; later folders are added)."""
     _tracked.extend(Path(folder).resolve() for folder in folders)
     try:
         from numba.core.caching import (
-            CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator,
+            CacheImpl, IndexDataCacheFile, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator,
         )
-    except ImportError:
+        load_index = IndexDataCacheFile._load_index
+    except (ImportError, AttributeError):
         log.warning("numba's cache locators are not where expected: kernels keep numba's own stamp")
         return False
+    if load_index not in _tolerant_loaders:
+        IndexDataCacheFile._load_index = _tolerant_index(load_index)
+        _tolerant_loaders.add(IndexDataCacheFile._load_index)
     if any(issubclass(locator, _TrackedStamp) for locator in CacheImpl._locator_classes):
         return True
     bases = (UserProvidedCacheLocator, InTreeCacheLocator, UserWideCacheLocator)

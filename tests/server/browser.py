@@ -57,7 +57,8 @@ def require_browser() -> None:
 
 @contextmanager
 def chromium(profile: Path, width: int = 1100, height: int = 800) -> Iterator["WebDriver"]:
-    """A Chromium session in a fresh profile folder `profile`, quit on exit."""
+    """A Chromium session in a fresh profile folder `profile` whose page is
+    `width` x `height` pixels, quit on exit."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -74,6 +75,11 @@ def chromium(profile: Path, width: int = 1100, height: int = 800) -> Iterator["W
         options.add_argument(flag)
     driver = webdriver.Chrome(service=LoopbackService(executable_path=str(CHROMEDRIVER)), options=options)
     try:
+        # --window-size is the window's: grow it by what the browser's frame takes, so the page gets the size.
+        inner = driver.execute_script("return [window.innerWidth, window.innerHeight];")
+        if inner != [width, height]:
+            outer = driver.get_window_size()
+            driver.set_window_size(outer["width"] + width - inner[0], outer["height"] + height - inner[1])
         yield driver
     finally:
         driver.quit()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.gdl import Dialect, load_game
-from ggp_agent.propnet.machine import PropnetStateMachine
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
 from ..helpers import GAMES

@@ -15,7 +15,7 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet.arrays import new_rng, new_work
+from ggp_agent.propnet.network.arrays import new_rng, new_work
 from ggp_agent.search.choices.heuristic_choice import MIN_CORRELATION, find_heuristic, sample
 from ggp_agent.search.registry import make_tree_search
 from ggp_agent.search.tree.arena import C_CUTOFFS, C_HEUR_SETS, C_NODES, C_ROOT, C_ROLLOUT_STEPS, C_ROLLOUTS

@@ -42,9 +42,9 @@ import numpy as np
 
 from ...gdl.board import find_board
 from ...gdl.terms import Compound, Rule, Term
-from ...propnet.bits import rand_below
-from ...propnet.jit import allocating_kernel
-from ...propnet.state_kernels import advance, goals, is_terminal, legal_codes, load_state
+from ...propnet.kernels.bits import rand_below
+from ...propnet.jit.decorators import allocating_kernel
+from ...propnet.kernels.state_kernels import advance, goals, is_terminal, legal_codes, load_state
 from ..tree.arena import C_HEUR_SETS, H_GOALS, H_MATERIAL, HEURISTIC_SETS
 
 #: A piece set has at least this many fluents (Sancho: 6).

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import ONE, ZERO, lowest_bit_index, rand_below
-from ...propnet.jit import kernel
-from ...propnet.lane_gates import WORDS
+from ...propnet.kernels.bits import ONE, ZERO, lowest_bit_index, rand_below
+from ...propnet.jit.decorators import kernel
+from ...propnet.kernels.lane_gates import WORDS
 from .lane_slots import GREEDY_EXCLUDED, GREEDY_ROLLBACKS
 
 #: A move code is decisive from this many wins at once, and when at least

@@ -11,7 +11,7 @@ step's tree work (`take_tree`, `free_tree`).
 
 from __future__ import annotations
 
-from ...propnet.jit import atomic_swap_if, atomic_write, kernel
+from ...propnet.jit.decorators import atomic_swap_if, atomic_write, kernel
 from ..tree.arena import C_LOCK, C_PATH
 
 

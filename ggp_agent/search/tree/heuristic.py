@@ -39,8 +39,8 @@ import math
 
 import numpy as np
 
-from ...propnet.bits import popcount64, rand_word
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import popcount64, rand_word
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE, C_HEUR_SETS, H_GOALS, H_MATERIAL, PROVEN, TERMINAL
 from .table import choosers
 

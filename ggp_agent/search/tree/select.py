@@ -55,8 +55,8 @@ import math
 
 import numpy as np
 
-from ...propnet.bits import rand_below
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import rand_below
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE, C_NODES, C_ROOT, PENDING, PROVEN
 from .heuristic import edge_minimax, heuristic_on
 from .params import (

@@ -95,8 +95,7 @@ def test_a_state_is_worth_its_material_lead(machines):
     assert white > 0.55 and white + black_value == pytest.approx(1.0)
 
 
-#: Breakthrough 6x6, white to move, with six captures among its moves (found by
-#: searching random positions with the heuristic on and off).
+#: Breakthrough 6x6, white to move, with six captures among its moves.
 CAPTURES_AVAILABLE = [
     "(move b2 c3)", "(move f5 f4)", "(move e2 d3)", "(move c5 d4)", "(move a2 a3)", "(move f4 e3)",
     "(move a3 b4)", "(move a5 a4)", "(move a1 a2)", "(move e6 f5)", "(move b1 b2)", "(move d6 c5)",
@@ -114,26 +113,32 @@ def _play(machine, moves):
     return state
 
 
-def _black_pieces(state) -> int:
-    return sum(1 for f in state if str(f).startswith("(cell") and str(f).endswith(" black)"))
+def test_the_minimax_steers_selection(machines):
+    """A child the heuristic's minimax rates a sure win draws the next
+    descent where the rule alone would not go (minimax 0: the rule's choice)."""
+    from dataclasses import replace
 
+    from ggp_agent.propnet.network.arrays import new_rng
+    from ggp_agent.search.tree.select import choose_edge
 
-@pytest.mark.parametrize("heuristic", ["on", "off"])
-def test_the_minimax_sees_a_capture(machines, heuristic):
     machine = machines("breakthrough_6x6.kif")
-    state = _play(machine, CAPTURES_AVAILABLE)
-    before = _black_pieces(state)
-    captures = {m for m in machine.legal_moves(state, 0)
-                if _black_pieces(machine.next_state(state, [m, machine.legal_moves(state, 1)[0]])) < before}
-    assert len(captures) >= 2
-    chosen = []
-    for seed in (1, 2, 3):
-        search = make_tree_search("mcps", machine, 0, seed=seed, options={**FIXED, "heuristic": heuristic},
-                                  batch=1, start_seconds=20)
-        search.prepare(state)
-        search.search(3000)
-        chosen.append(search.best_move() in captures)
-    assert all(chosen) if heuristic == "on" else not any(chosen)
+    search = make_tree_search("mcps", machine, 0, seed=5, options={**FIXED, "heuristic": "on", "pick_refresh": 0},
+                              start_seconds=20)
+    search.prepare(_play(machine, CAPTURES_AVAILABLE))
+    search.search(600)
+    search._runner.forget_inflight(search.arena)
+    A = search.arena
+    root = int(A.counters[C_ROOT])
+    lo, hi = int(A.node_edges[root, 0]), int(A.node_edges[root, 1])
+    with_child = [e for e in range(lo, hi) if A.edge_child[e] >= 0]
+    rule = search.params.pack()
+    plain = replace(search.params, minimax=0.0).pack()
+    chosen_by_rule = int(choose_edge(A, plain, root, 0, root, -1, new_rng(1), True))
+    other = next(e for e in with_child if e != chosen_by_rule)
+    A.node_mm[int(A.edge_child[other]), 0] = 1.0  # as if the tree below proved it wins on material
+    A.node_mm[int(A.edge_child[other]), 1] = 0.0
+    assert int(choose_edge(A, plain, root, 0, root, -1, new_rng(1), True)) == chosen_by_rule
+    assert int(choose_edge(A, rule, root, 0, root, -1, new_rng(1), True)) == other
 
 
 def test_the_minimax_of_a_node_is_its_best_child_for_the_chooser(machines):

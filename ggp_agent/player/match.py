@@ -31,6 +31,7 @@ from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from ..search.contract.belief import Belief
 from ..search.contract.interface import Search
+from ..search.driver.reuse import reuse_summary
 from .protocol import Start
 from .records import MatchRecord
 
@@ -245,6 +246,7 @@ class Match:
                 "compileSeconds": self.compile_seconds,
                 **({"engine": self.following.machine.engine_name} if self.following else {}),
                 "turns": [t.to_json() for t in self.history.turns],
+                "treeReuse": reuse_summary(t.stats for t in self.history.turns),
                 "searchRule": search_rule,
                 "status": self.status.value,
                 "endTime": int(time.time() * 1000),

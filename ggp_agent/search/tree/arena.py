@@ -93,7 +93,8 @@ C_ROOT_STEP = 27     # joint moves the match has played up to the root
 C_MIN_END = 28       # the earliest joint move (counted from the match's start) a playout ended a game at
 C_PROBES = 29        # children computed by probes at expansions (`runners/probes.py`), ever
 C_PROBE_ENDS = 30    # of them, terminal ones, ever
-N_COUNTERS = 31
+C_OUR_ROLE = 31      # the role the search plays for (the reply floor looks at the others' nodes), or -1
+N_COUNTERS = 32
 #: C_MIN_END before any playout ended a game.
 NO_END = 1 << 40
 
@@ -363,12 +364,14 @@ def arena_bytes(arena: Arena) -> int:
     return sum(int(a.nbytes) for a in arena)
 
 
-def half_full(arena: Arena) -> bool:
+def fuller_than(arena: Arena, share: float) -> bool:
     """True when a pool (nodes, edges, AMAF or permutation tables) is more
-    than half used: after a root change, time to collect what it no longer reaches."""
+    than `share` used: after a root change, time to collect what it no longer
+    reaches (`driver/root_change.py` says when)."""
     c = arena.counters
-    return bool(c[C_NODES] * 2 > arena.node_hash.shape[0] or c[C_EDGES] * 2 > arena.edge_code.shape[0]
-                or c[C_AMAF] * 2 > arena.amaf_n.shape[0] or c[C_PERM] * 2 > arena.perm_n.shape[0])
+    return bool(c[C_NODES] > share * arena.node_hash.shape[0] or c[C_EDGES] > share * arena.edge_code.shape[0]
+                or c[C_AMAF] > share * arena.amaf_n.shape[0] or c[C_PERM] > share * arena.perm_n.shape[0])
+
 
 
 def goal_planes(goal_values: Optional[Sequence[Sequence[int]]], n_roles: int):
@@ -461,6 +464,7 @@ def new_arena(
     counters[C_AMAF_REF] = -1
     counters[C_PERM_REF] = -1
     counters[C_MIN_END] = NO_END
+    counters[C_OUR_ROLE] = -1
     return Arena(**arrays)
 
 

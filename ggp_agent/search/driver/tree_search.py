@@ -59,6 +59,7 @@ from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
 
+
 class TreeSearch(Search):
     """A numba tree search (UCT, GRAVE or MCPS) for one role of one match."""
 

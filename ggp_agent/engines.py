@@ -79,7 +79,7 @@ def _prolog(game: ValidatedGame, **options) -> StateMachine:
 
 
 def _propnet(game: ValidatedGame, **options) -> StateMachine:
-    from .propnet.machine import PropnetStateMachine
+    from .propnet.machine.state_machine import PropnetStateMachine
 
     return PropnetStateMachine(game, **options)
 
@@ -161,7 +161,7 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
 
     `options` go to both engines (each ignores those it does not know).
     """
-    from .propnet.machine import PropnetUnavailable
+    from .propnet.machine.state_machine import PropnetUnavailable
 
     started = time.perf_counter()
     if budget_s > 0:

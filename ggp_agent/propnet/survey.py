@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ..gdl import GdlError, load_game
-from .machine import PropnetStateMachine, PropnetUnavailable
+from .machine.state_machine import PropnetStateMachine, PropnetUnavailable
 
 
 def survey_game(path: Path, budget: float) -> dict:

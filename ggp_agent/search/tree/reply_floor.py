@@ -19,7 +19,7 @@ rule (a proven value is known; a pending child is on its way).
 
 from __future__ import annotations
 
-from ...propnet.jit import kernel
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE, C_OUR_ROLE, PENDING, PROVEN
 from .params import P_REPLY_FLOOR
 

@@ -174,9 +174,13 @@ def _bench_search(args, game) -> dict:
             for budget in (float(b) for b in args.budgets.split(",")):
                 for row in bench_selfplay(machine, rules, budget, games=args.games, options=options):
                     found["selfplay"].append(row)
+                    reuse = row["tree_reuse"]
                     print(f"  {row['rule']:>5} self-play at {budget:g} s/move over {row['moves']} moves: "
                           f"{row['iterations_per_s']:.0f} iterations/s, playout {row['mean_playout']} moves, "
-                          f"new leaves at depth {row['mean_leaf_depth']}")
+                          f"new leaves at depth {row['mean_leaf_depth']}; {reuse['replies']} replies, found "
+                          f"{reuse['found']}, kept >= 0.001 {reuse['kept_from_0.001']}, among the top 3 "
+                          f"{reuse['top3']}, mean kept {reuse['kept_mean']}, root change p95 "
+                          f"{reuse['root_change_p95_s']} s")
     return found
 
 

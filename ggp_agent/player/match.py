@@ -31,6 +31,7 @@ from ..gdl.terms import Term
 from ..reasoner.statemachine import State, StateMachine
 from ..search.contract.belief import Belief
 from ..search.contract.interface import Search
+from ..search.driver.reuse import reuse_summary
 from .protocol import Start
 from .records import MatchRecord
 
@@ -53,7 +54,8 @@ class ReplySource(enum.Enum):
     FORCED = "forced"  # our only legal move
     FALLBACK = "fallback"  # the random legal move kept ready (no usable answer from the search)
     STALE = "stale"  # our engine is behind the match: one of the last legal moves we know
-    NONE = "none"  # no legal move at all (a broken game): nil
+    RULES = "rules"  # our engine had no legal move where the match asks for one: the rules' (Prolog's)
+    NONE = "none"  # no legal move at all, the rules' neither (a broken game): nil
 
 
 @dataclass
@@ -245,6 +247,7 @@ class Match:
                 "compileSeconds": self.compile_seconds,
                 **({"engine": self.following.machine.engine_name} if self.following else {}),
                 "turns": [t.to_json() for t in self.history.turns],
+                "treeReuse": reuse_summary(t.stats for t in self.history.turns),
                 "searchRule": search_rule,
                 "status": self.status.value,
                 "endTime": int(time.time() * 1000),

@@ -1,6 +1,7 @@
 """How a match scores and a player's results add up over a series: a seat's
 score from the goals, each player's wins, draws, losses, errors and engines,
-and Wilson's interval on the winrate. The tournament and the paper's
+what an in-process player's search kept of its tree (`reuse_summary` over the
+turns of its own records), and Wilson's interval on the winrate. The tournament and the paper's
 experiment count with the same functions."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from ..engines import first_choice
+from ..search.driver.reuse import reuse_summary
 
 #: z for a two-sided 95% interval.
 _Z95 = 1.959963984540054
@@ -31,6 +33,8 @@ class PlayerSummary:
     asked_engine: Optional[str] = None
     #: finished matches played on each engine (in-process players only)
     engines: dict[str, int] = field(default_factory=dict)
+    #: the search's figures of each turn of its own records (in-process players only)
+    turn_stats: list = field(default_factory=list)
 
     def other_engines(self) -> dict[str, int]:
         """Matches on an engine other than the one asked for ("auto" asks for the
@@ -57,6 +61,7 @@ class PlayerSummary:
             "player": self.label, "matches": self.matches, "wins": self.wins, "draws": self.draws,
             "losses": self.losses, "winrate": _round(self.winrate), "ci95": [_round(low), _round(high)],
             "meanGoal": _round(self.mean_goal), "errors": self.errors, "engines": dict(self.engines),
+            **({"treeReuse": reuse_summary(self.turn_stats)} if self.turn_stats else {}),
         }
 
 

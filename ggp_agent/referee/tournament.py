@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
 from ..gdl import load_game
-from ..player.records import MatchRecord, write_record
+from ..player.records import MatchRecord, load_record, record_filename, write_record
 from ..search.registry import machine_cores
 from .lineup import PlayedMatch, parse_player_spec, play_match_with_players
 from .parent_watch import exit_with_parent
@@ -310,11 +310,12 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
         result.rows.append(row)
         return
     record = MatchRecord.from_json(outcome["record"])
+    own_records = _own_records(task, outcome, records_dir.parent / "players")
     if not outcome.get("resumed"):  # a record read back from the folder is there already
         write_record(record, records_dir)
-        for seat, own in enumerate(outcome.get("players") or ()):
+        for seat, own in enumerate(own_records):
             if own is not None:
-                write_record(MatchRecord.from_json(own), records_dir.parent / "players", f".seat{seat}")
+                write_record(own, records_dir.parent / "players", f".seat{seat}")
     roles = task.seat_roles or tuple(range(len(record.roles)))
     errors = [record.errors_by_player()[r] for r in roles]
     goals = [record.goal_values[r] for r in roles] if record.goal_values else None
@@ -328,6 +329,20 @@ def _absorb(result: TournamentResult, task: MatchTask, outcome: dict, records_di
         return
     tally(result.summaries, task.seat_players, goals, errors)
     count_engines(result.summaries, task.seat_players, engines)
+    for seat, own in enumerate(own_records):
+        if own is not None and seat < len(task.seat_players):
+            result.summaries[task.seat_players[seat]].turn_stats.extend(
+                turn.get("stats") for turn in own.extra.get("turns") or () if isinstance(turn, dict))
+
+
+def _own_records(task: MatchTask, outcome: dict, players_dir: Path) -> list[Optional[MatchRecord]]:
+    """Each seat's own record (an in-process player's: its turns with the
+    search's figures), from the outcome, or read back from `players_dir` for
+    a resumed match; None for a seat that has none."""
+    if not outcome.get("resumed"):
+        return [None if own is None else MatchRecord.from_json(own) for own in outcome.get("players") or ()]
+    paths = [players_dir / record_filename(task.match_id, f".seat{seat}") for seat in range(len(task.seat_players))]
+    return [load_record(path) if path.exists() else None for path in paths]
 
 
 def _write_outputs(result: TournamentResult, out_dir: Path) -> None:

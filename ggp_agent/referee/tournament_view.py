@@ -44,6 +44,7 @@ def format_summary(result: TournamentResult) -> str:
             f"W/D/L {summary.wins}/{summary.draws}/{summary.losses}  mean goal {summary.mean_goal:.1f}  "
             f"errors {summary.errors}"
         )
+    lines.extend(reuse_lines(result))
     lines.extend(engine_warnings(result))
     aborted = [row for row in result.rows if row.get("aborted")]
     if aborted:
@@ -53,6 +54,23 @@ def format_summary(result: TournamentResult) -> str:
     for kind, path in result.files.items():
         lines.append(f"  {kind}: {path}")
     return "\n".join(lines)
+
+
+def reuse_lines(result: TournamentResult) -> list[str]:
+    """A line for each in-process player whose search met the opponents'
+    replies: what its tree kept of them, and its root changes on its own clock
+    (`search/driver/reuse.py`)."""
+    lines = []
+    for summary in result.summaries:
+        reuse = summary.to_json().get("treeReuse")
+        if not reuse or not reuse["replies"]:
+            continue
+        clock = (f"; root change on its clock p95 {reuse['root_change_p95_s']:.3f} s, max "
+                 f"{reuse['root_change_max_s']:.3f} s" if reuse["root_change_p95_s"] is not None else "")
+        lines.append(f"  {short_label(summary.label)}: {reuse['replies']} replies, found {reuse['found']:.3f}, "
+                     f"kept >= 0.001 {reuse['kept_from_0.001']:.3f}, among its top 3 {reuse['top3']:.3f}, "
+                     f"mean kept {reuse['kept_mean']:.3f}{clock}")
+    return lines
 
 
 def engine_warnings(result: TournamentResult) -> list[str]:
@@ -71,4 +89,4 @@ def engine_warnings(result: TournamentResult) -> list[str]:
     return lines
 
 
-__all__ = ["engine_warnings", "format_summary", "progress_bar"]
+__all__ = ["engine_warnings", "format_summary", "progress_bar", "reuse_lines"]

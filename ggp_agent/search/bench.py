@@ -15,7 +15,8 @@ Three measurements (no server):
 - `bench_selfplay`: each rule plays whole games against itself at a fixed time
   per move, with tree reuse, and the per-move figures are averaged over every
   move of every game: what the MCPS paper's appendix tables report (playouts
-  per second, moves per playout from the new leaf, tree depth of new leaves).
+  per second, moves per playout from the new leaf, tree depth of new leaves),
+  and what each tree kept of the other side's replies (`reuse.reuse_summary`).
 
 Speed claims go here and into docs/experiments.md, never into timed tests.
 """
@@ -33,6 +34,7 @@ from ..propnet.machine.state_machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .registry import make_tree_search
 from .registry import make_search
+from .driver.reuse import reuse_summary
 from .tree.arena import C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES, C_NODES, C_ROLLOUT_STEPS, C_ROLLOUTS
 
 
@@ -52,6 +54,8 @@ class SearchFigures:
     moves: int = 0
     nodes: list = field(default_factory=list)
     rates: list = field(default_factory=list)
+    #: each move's stats (what the tree kept of the replies, `reuse.reuse_summary`)
+    turns: list = field(default_factory=list)
 
     def add(self, search, seconds: float) -> None:
         stats = search.stats()
@@ -66,6 +70,7 @@ class SearchFigures:
         self.leaf_depth += int(c[C_LEAF_DEPTH])
         self.moves += 1
         self.nodes.append(int(c[C_NODES]))
+        self.turns.append(stats)
         if seconds > 0:
             self.rates.append(int(c[C_ITERATIONS]) / seconds)
 
@@ -82,6 +87,7 @@ class SearchFigures:
             "moves": self.moves,
             "iterations": self.iterations,
             "max_nodes": max(self.nodes) if self.nodes else 0,
+            "tree_reuse": reuse_summary(self.turns),
         }
 
 

@@ -1,7 +1,8 @@
 """A search's figures as a person reads them: one line, the rest behind "more".
 
 The line is what a person watching a match wants at a glance: the three moves
-the search looked at most, with their visits and values, and its speed. The
+the search looked at most, with their visits and values, its speed, and what
+its tree kept of the opponent's last reply (and how long the root change took). The
 other figures (about fifty: tree size, depths, priors, AMAF agreement) are a
 click away, each rounded to what it is worth reading. The figures arrive as
 `Search.stats()` gives them (`status.json`, and each turn of a record).
@@ -60,8 +61,34 @@ def search_line(stats: Optional[dict]) -> str:
         parts.append(f"{rounded(speed)} iterations/s")
     elif stats.get("playouts") is not None:
         parts.append(f"{rounded(stats['playouts'])} playouts")
+    reply = reply_text(stats)
+    if reply:
+        parts.append(reply)
     if stats.get("error"):
         parts.append(f"error: {esc(str(stats['error']))}")
+    return "; ".join(parts)
+
+
+def reply_text(stats: dict) -> str:
+    """What the tree kept of the opponents' last reply and how long the root
+    change took (`search/driver/reuse.py`), or "" when the turn had none.
+
+    >>> reply_text({"reply_found": True, "reply_kept": 0.0021, "reply_rank": 12, "reply_moves": 50,
+    ...             "root_change_s": 0.0012})
+    'reply kept 0.0021 of the visits (our guess 12 of 50); root change 0.001 s'
+    >>> reply_text({"reply_found": False, "reply_kept": 0.0, "reply_moves": 7})
+    'reply not in the tree'
+    """
+    parts = []
+    if stats.get("reply_found") is not None:
+        if not stats["reply_found"]:
+            parts.append("reply not in the tree")
+        else:
+            rank = stats.get("reply_rank")
+            guess = f" (our guess {rank} of {stats.get('reply_moves')})" if rank is not None else ""
+            parts.append(f"reply kept {stats.get('reply_kept')} of the visits{guess}")
+    if stats.get("root_change_s") is not None and parts:
+        parts.append(f"root change {stats['root_change_s']:.3f} s")
     return "; ".join(parts)
 
 
@@ -71,7 +98,7 @@ def figures_html(stats: Optional[dict], ident: str) -> str:
     if not stats:
         return ""
     esc = html.escape
-    rest = [(key, value) for key, value in stats.items() if key != "top_moves"]
+    rest = [(key, value) for key, value in stats.items() if key not in ("top_moves", "replies")]
     top = stats.get("top_moves") or []
     rows = "".join(f"<tr><td>{esc(str(key).replace('_', ' '))}</td><td>{esc(rounded(value))}</td></tr>"
                    for key, value in rest)

@@ -91,6 +91,19 @@ def test_bench_options_reach_every_search(capsys):
     assert per_leaf[1] < 1.5 and per_leaf[8] > 4
 
 
+def test_bench_self_play_says_what_each_tree_kept_of_the_replies(capsys):
+    """`--budgets`: per rule, the other side's replies met, the share found in
+    the tree, kept with at least 1/1000 of the visits, among the three most
+    visited, the mean kept, and the root changes on the mover's clock."""
+    assert main(["bench", TICTACTOE, "--engine", "propnet", "--seconds", "0.2", "--search", "mcps",
+                 "--repeats", "1", "--budgets", "0.05", "--games", "1", "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    reuse = json.loads(out[-1])["search"]["selfplay"][0]["tree_reuse"]
+    assert reuse["replies"] >= 3 and 0.5 <= reuse["found"] <= 1.0 and reuse["kept_mean"] > 0
+    assert reuse["root_changes_on_our_clock"] >= 3 and reuse["root_change_max_s"] is not None
+    assert f"{reuse['replies']} replies, found {reuse['found']}" in "\n".join(out)
+
+
 @pytest.mark.parametrize("option", ["leaf_playouts", "leaf_playout=2", "leaf_playouts=0"])
 def test_bench_rejects_a_bad_option_by_name(option, capsys):
     with pytest.raises(SystemExit) as stop:

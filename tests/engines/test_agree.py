@@ -4,6 +4,7 @@ goals, and each role's percepts in the GDL-II games (which the propnet hands to
 a Prolog engine of its own). The games are ours, so both engines must handle
 all of them."""
 
+import logging
 import os
 import random
 from pathlib import Path
@@ -11,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.gdl import Dialect, load_game
+from ggp_agent.propnet.grounding import grounder
+from ggp_agent.propnet.machine import state_machine
+from ggp_agent.propnet.machine.compiled import CompiledGames
 from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
@@ -65,6 +69,20 @@ def test_engines_agree_on_tictactoe_quickly():
 
 def test_engines_agree_on_a_gdl_ii_game_quickly():
     assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1) > 5
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthrough_6x6"])
+def test_engines_agree_when_the_static_trial_runs_out(name, monkeypatch, caplog):
+    """A busy machine (or a slow first load of the kernels) can leave the
+    grounder's static trial no time: every static relation, `init` among
+    them, is then computed with the state's rules. The network must come
+    out the same (tic-tac-toe's and breakthrough's initial states were
+    empty, terminal, without a legal move, while `true` came from `base`)."""
+    monkeypatch.setattr(grounder, "STATIC_TRIAL_SHARE", 0.0)
+    monkeypatch.setattr(state_machine, "COMPILED", CompiledGames())  # a build of its own
+    with caplog.at_level(logging.INFO, logger=state_machine.__name__):
+        walk_and_compare(GAMES / f"{name}.kif", 100, seed=3)
+    assert "past the trial's bounds" in caplog.text
 
 
 @pytest.mark.slow

@@ -130,6 +130,28 @@ def test_each_players_engine_is_counted_and_kept_for_a_resumed_run(tmp_path):
     assert [s.engines for s in resumed.summaries] == [{"propnet": 2}, {"prolog": 2}]
 
 
+def test_each_agent_turn_and_match_says_what_its_tree_kept_of_the_replies(tmp_path):
+    """An in-process agent's own record holds, per turn, the opponent's
+    replies since its last answer (found in the tree, the share of the
+    visits kept, their rank among our replies) and the root change's time,
+    and per match their summary; the tournament adds them up per player."""
+    players = ["agent:time=0.1,threads=1", "random"]
+    result = run_tournament(TICTACTOE, players, 2, 5, 1, tmp_path, workers=1, seed=5)
+    assert not result.failures
+    for path in sorted((tmp_path / "players").glob("*.json")):
+        record = json.loads(path.read_text())
+        if record["searchRule"] != "mcps":
+            continue
+        searched = [turn["stats"] for turn in record["turns"] if turn["source"] == "search"]
+        assert searched and all("root_change_s" in stats for stats in searched[1:])
+        replies = [reply for stats in searched for reply in stats["replies"]]
+        assert replies and all(reply["found"] and reply["moves"] > 1 for reply in replies)
+        assert record["treeReuse"]["replies"] == len(replies)
+    agent = json.loads((tmp_path / "tournament.json").read_text())["summary"][0]
+    assert agent["treeReuse"]["replies"] >= 2 and agent["treeReuse"]["found"] == 1.0
+    assert "replies, found 1.000" in format_summary(result)
+
+
 def test_a_player_that_fell_back_to_prolog_is_named_in_the_summary():
     """A knightThrough series can play most matches on Prolog (its propnet
     takes longer than half of a 10 s start clock when two players build it

@@ -67,6 +67,19 @@ def test_a_match_in_progress_is_drawn_as_a_board_beside_its_numbered_moves():
     assert "<div id=live>" in page and 'fetch("/live"' in page and "http-equiv=\"refresh\"" in page  # noscript
 
 
+def test_the_search_line_says_what_the_tree_kept_of_the_opponents_reply():
+    """The figures line of a searching agent: after the opponent's reply, the
+    share of the visits its subtree kept, its rank among our guesses, and
+    how long the root change took."""
+    with ServerThread(name="watched", think_time=0.3, threads=1) as server:
+        play_connect_four(server, "m.reply", [3, 4])
+        page = get(server, "/").text
+        status = json.loads(get(server, "/status.json").text)
+    stats = status["matches"][0]["last_search"]["stats"]
+    assert stats["reply_found"] and stats["replies"][-1]["kept"] == stats["reply_kept"]
+    assert re.search(r"reply kept [0-9.]+ of the visits \(our guess \d+ of 7\); root change [0-9.]+ s", page)
+
+
 def test_one_token_cells_are_drawn_with_the_last_move_marked():
     """Breakthrough names its cells `a1`..`f6`: a 6x6 board, white at the
     bottom; our first move empties one cell and fills another."""

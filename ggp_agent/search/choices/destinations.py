@@ -18,6 +18,7 @@ effect code.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from typing import Callable, Optional
@@ -27,6 +28,10 @@ import numpy as np
 from ...gdl.terms import Compound, Term
 from ...reasoner.statemachine import State, StateMachine
 
+log = logging.getLogger(__name__)
+
+#: Seconds START may spend finding destination arguments (`group_destinations`).
+DESTINATION_SECONDS = 0.2
 #: A move argument is a destination when it appears in the fluents made true
 #: in at least this share of the sampled plays of its move name.
 DESTINATION_FROM = 0.9
@@ -106,3 +111,16 @@ def pooled_share(groups: np.ndarray) -> float:
         return 0.0
     _, inverse, counts = np.unique(grouped, return_inverse=True, return_counts=True)
     return float((counts[inverse] > 1).mean())
+
+
+def group_destinations(A, runner, state: State, start_seconds: Optional[float], name: str) -> None:
+    """Destination codes: each move code's group into the arena's `code_group`,
+    measured from `state` by the search's runner (already, when the codes
+    choice measured it), within DESTINATION_SECONDS of the start clock."""
+    seconds = min(DESTINATION_SECONDS, start_seconds or DESTINATION_SECONDS)
+    groups = runner.destination_groups(state, seconds)
+    if groups is None:  # not reached: the coding needs a propnet (`TreeSearch.__init__`)
+        return
+    A.code_group[:len(groups)] = groups
+    log.info("search %s: destination codes: %d move codes in %d destination groups", name,
+             int((groups >= 0).sum()), len(set(groups[groups >= 0].tolist())))

@@ -217,7 +217,7 @@ def kept_share(old_root_visits: int, new_root_visits: int) -> Optional[float]:
 _SUMMARY = (("visits", ("move_visits",)), ("value", ("move_value",)), ("iterations", ("iterations",)),
             ("per_s", ("iterations_per_s",)), ("nodes", ("nodes",)), ("depth", ("max_depth",)),
             ("leaf_depth", ("mean_leaf_depth",)), ("playout", ("mean_playout",)), ("proven", ("root_proven",)),
-            ("kept", ("tree_kept",)),
+            ("kept", ("tree_kept",)), ("reply_kept", ("reply_kept", "reply_rank")), ("change_s", ("root_change_s",)),
             ("amaf", ("move_amaf_q", "move_amaf_n")), ("perm", ("move_perm_q", "move_perm_n")),
             ("reply", ("reply_q", "reply_n")),
             ("disagree", ("amaf_disagreement", "reply_amaf_disagreement", "reply_perm_disagreement")))

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from ...cores import allowed_cores
+from ...gdl.dialect import random_role_index
 from ...reasoner.statemachine import State, StateMachine
-from ..choices.heuristic_choice import Heuristic
+from ..choices.destinations import group_destinations
+from ..choices.heuristic_choice import Heuristic, store_heuristic
 from ..choices.start_choices import decide_auto_settings
-from ..tree.params import SearchParams
+from ..tree.arena import Arena, Capacity, new_arena, plan_capacity
+from ..tree.params import EFFECT_CODINGS, SearchParams
 from .trials import TrialResult, apply_trials, candidates, run_trials
 
 log = logging.getLogger(__name__)
-
-#: Seconds START may spend finding destination arguments (`destinations.py`).
-DESTINATION_SECONDS = 0.2
 
 #: make(params, role, seed, heuristic) -> a prepared search of the match's kind (a trial player)
 TrialSearchMaker = Callable[[SearchParams, int, int, Optional[Heuristic]], object]
@@ -64,14 +64,18 @@ class StartSetup:
             self._run_trials(name, runner, machine, state, start_seconds, trial_seconds, make, seed)
         return self.params
 
-    def arena_heuristic(self, runner, state: State, start_seconds: Optional[float]) -> Optional[Heuristic]:
-        """The heuristic the arena gets: the one found (measured now when the
-        options set heuristic=on), or None when the heuristic is off."""
+    def fill_arena(self, A: Arena, runner, state: State, start_seconds: Optional[float], name: str) -> None:
+        """What START decided that the arena holds: destination groups
+        (`codes=destinations`) and the heuristic (measured now when the
+        options set heuristic=on)."""
+        if self.params.codes == "destinations":
+            group_destinations(A, runner, state, start_seconds, name)
         if self.params.heuristic != "on":
-            return None
+            return
         if self.heuristic is None:
             self.heuristic = runner.find_heuristic(state, _seconds(start_seconds))
-        return self.heuristic
+        if self.heuristic is not None:
+            store_heuristic(A, self.heuristic)
 
     def _run_trials(self, name: str, runner, machine: StateMachine, state: State, start_seconds: Optional[float],
                     trial_seconds: float, make: TrialSearchMaker, seed: int) -> None:
@@ -121,13 +125,21 @@ def _seconds(start_seconds: Optional[float]) -> float:
     return start_seconds if start_seconds else 1.0
 
 
-def group_destinations(A, runner, state: State, start_seconds: Optional[float], name: str) -> None:
-    """Destination codes: each move code's group in the arena, measured from
-    `state` (already, when the codes choice measured it)."""
-    seconds = min(DESTINATION_SECONDS, start_seconds or DESTINATION_SECONDS)
-    groups = runner.destination_groups(state, seconds)
-    if groups is None:  # not reached: the coding needs a propnet (TreeSearch falls back to move codes)
-        return
-    A.code_group[:len(groups)] = groups
-    log.info("search %s: destination codes: %d move codes in %d destination groups", name,
-             int((groups >= 0).sum()), len(set(groups[groups >= 0].tolist())))
+def new_search_arena(runner, params: SearchParams, machine: StateMachine, legal: list[int],
+                     memory_cap: Optional[int], clock_seconds: Optional[float]) -> tuple[Capacity, Arena]:
+    """The arena a search gets at START, sized from the memory cap, free
+    memory, the clocks and the root's moves (`legal`: each role's count),
+    and never grown."""
+    capacity = plan_capacity(
+        n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
+        branching=max(2, sum(legal)), simultaneous=sum(1 for n in legal if n > 1) > 1,
+        memory_cap=memory_cap, seconds=clock_seconds, rho=params.rho,
+        amaf_alloc=params.amaf_alloc, window=params.window,
+        max_depth=params.max_depth, max_rollout=params.max_rollout,
+        effects=params.codes in EFFECT_CODINGS, legal_words=runner.legal_words,
+        regret=params.sim == "rm",
+    )
+    arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
+                      code_role=runner.code_role(), goal_values=runner.goal_values(),
+                      chance_role=random_role_index(machine.roles))
+    return capacity, arena

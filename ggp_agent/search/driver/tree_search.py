@@ -1,6 +1,6 @@
 """`TreeSearch`: UCT, GRAVE or MCPS behind the player's `Search` interface.
 
-The player starts the search at START (its decisions there: `start_setup.py`),
+The player starts the search at START (its decisions and its arena: `start_setup.py`),
 tells it each joint move the manager reports, asks for the best move at its
 deadline, and stops it at STOP. Here:
 
@@ -9,15 +9,18 @@ deadline, and stops it at STOP. Here:
   `batch_seconds`, so a root change or a stop waits at most that long;
 - the arena is sized at START from a memory cap, free memory and the clocks
   (`arena.plan_capacity`) and never grows; when a pool fills the search keeps
-  going on the tree it has, and after a root change, once the arena is more
-  than half full, the worker collects what the new root no longer reaches
-  (before its next batch: the root change itself stays quick);
+  going on the tree it has, and once the arena is more than half full the
+  worker collects what the root no longer reaches, off our clock
+  (`root_change.py` says when; the root change itself stays quick);
 - tree reuse (`root_change.py`): the root moves to the child of the reported
   joint move when the tree holds it (else to the state's node, found by its
-  hash, or a new one; `tree_kept` in the stats says how much of the search
-  that kept), and MCPS keeps only the window playouts with the moves played;
-- pondering (`ponder`): the worker thinks whenever the game is on; off, only
-  where our role has a choice until the move is asked (fair experiments);
+  hash, or a new one), and MCPS keeps only the window playouts with the
+  moves played; each root change is recorded (`reuse.RootChange`: how the
+  root was found, the share of the search kept, the rank of the opponents'
+  reply, the time it held the search up), and the stats give the turn's;
+- pondering (`ponder`, the default): the worker thinks whenever the game is
+  on; off, only from a root change where our role has a choice until the
+  player asks for the move (fair experiments);
 - `best_move` never waits on the worker (the tree between batches, else the
   move published after the last batch); `answer_ready` reads a flag the worker
   sets after each batch (and a root change sets): the root is done (terminal,
@@ -35,24 +38,24 @@ import time
 from dataclasses import replace
 from typing import Optional, Sequence
 
-from ...gdl.dialect import random_role_index
 from ...gdl.terms import Term
 from ...reasoner.statemachine import State, StateMachine
-from ..choices.heuristic_choice import Heuristic, store_heuristic
+from ..choices.heuristic_choice import Heuristic
 from ..contract.interface import Search
 from ..runners.lane_runner import choose_runner
 from ..tree import iteration
-from ..tree.arena import (C_INTERRUPT, C_ROOT, C_ROOT_STEP, EXPANDED, Arena, arena_bytes, half_full, new_arena,
-                          plan_capacity)
+from ..tree.arena import C_INTERRUPT, C_OUR_ROLE, C_ROOT, C_ROOT_STEP, Arena, arena_bytes
 from ..tree.params import EFFECT_CODINGS, P_SOLVER, SearchParams
 from ..tree.root import move_decided, played_edge
 from ..tree.select import role_best_goal
 from .prior_fitting import PriorFitting
-from .start_setup import StartSetup, group_destinations
+from .start_setup import StartSetup, new_search_arena
 from .trials import TRIAL_MEMORY
 from .figures import answer_summary, arena_figures, kept_share, root_figures
-from .root_change import collect_tree, node_after
-from .votes import tree_votes
+from .reuse import FOUND_NEW, RootChange, TurnChanges
+from .root_change import (collect_tree, collection_due, collection_due_after_answer, joint_codes, node_after,
+                          others_choose, reply_at_root)
+from .votes import offered_moves, tree_votes
 from .worker import SearchWorker
 
 log = logging.getLogger(__name__)
@@ -110,6 +113,9 @@ class TreeSearch(Search):
         self._total_iterations = 0
         self._collections = 0
         self._tree_kept: Optional[float] = None  # at the last root change (`figures.kept_share`)
+        self._changes = TurnChanges()  # the root changes of this turn and the last answered one (`reuse.py`)
+        self._change_open = False  # no batch yet since the last root change (a collection then counts in it)
+        self._others_choose = False  # another role chooses at the root too (a collection may follow our answer)
         self._errors = 0
         self._last_error: Optional[str] = None
         self._our_choices = 0
@@ -134,33 +140,20 @@ class TreeSearch(Search):
         self._packed = self.params.pack()
         self._fitting = PriorFitting() if self.params.priors == "fitted" else None
         legal = [0 if terminal else len(runner.legal_codes(state, r)) for r in range(runner.n_roles)]
-        capacity = plan_capacity(
-            n_roles=runner.n_roles, n_codes=runner.n_codes(), n_words=runner.n_words,
-            branching=max(2, sum(legal)), simultaneous=sum(1 for n in legal if n > 1) > 1,
-            memory_cap=self.memory_cap, seconds=self.clock_seconds, rho=self.params.rho,
-            amaf_alloc=self.params.amaf_alloc, window=self.params.window,
-            max_depth=self.params.max_depth, max_rollout=self.params.max_rollout,
-            effects=self.params.codes in EFFECT_CODINGS, legal_words=runner.legal_words,
-            regret=self.params.sim == "rm",
-        )
-        self.capacity = capacity
-        self.arena = new_arena(capacity, n_roles=runner.n_roles, n_words=runner.n_words,
-                               code_role=runner.code_role(), goal_values=runner.goal_values(),
-                               chance_role=random_role_index(self.machine.roles))
+        self.capacity, self.arena = new_search_arena(runner, self.params, self.machine, legal, self.memory_cap,
+                                                     self.clock_seconds)
         runner.prepare_arena(self.arena)
-        if self.params.codes == "destinations":
-            group_destinations(self.arena, runner, state, self.start_seconds, self.name)
-        heuristic = self._setup.arena_heuristic(runner, state, self.start_seconds)
-        if heuristic is not None:
-            store_heuristic(self.arena, heuristic)
+        self._setup.fill_arena(self.arena, runner, state, self.start_seconds, self.name)
         root = runner.root_node(self.arena, self._packed, state)
         if root < 0:
             raise RuntimeError("the arena cannot hold even the root")
         iteration.set_root(self.arena, self._packed, root)
+        self.arena.counters[C_OUR_ROLE] = self.role  # the reply floor's "other roles" (`reply_floor.py`)
         self._our_choices = 0 if terminal else legal[self.role]
+        self._others_choose = any(n > 1 for r, n in enumerate(legal) if r != self.role)
         self._thinking = self.ponder or self._our_choices > 1
         self._decided = self._decided_locked()
-        log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, capacity.describe(),
+        log.debug("search %s: %s (%.0f MB ceiling), %s", self.name, self.capacity.describe(),
                   arena_bytes(self.arena) / 2**20, type(runner).__name__)
 
     def _trial_player(self, state: State):
@@ -207,27 +200,30 @@ class TreeSearch(Search):
             for each in self._runners():
                 each.forget_inflight(A)  # lanes out belong to the old root
                 each.think_until(None)
+            terminal = self.machine.is_terminal(state)
             our = len(legal_moves) if legal_moves is not None else (
-                0 if self.machine.is_terminal(state) else len(runner.legal_codes(state, self.role)))
+                0 if terminal else len(runner.legal_codes(state, self.role)))
             P = self._packed
             old_visits = int(A.node_visits[int(A.counters[C_ROOT])])
-            child, found_by = node_after(A, P, self.params, runner, joint_move, state)
+            codes = joint_codes(runner, joint_move)
+            reply = reply_at_root(A, self.role, codes, self._our_choices)
+            child, found_by = node_after(A, P, self.params, runner, codes, state)
             A.counters[C_ROOT_STEP] += joint_move is not None  # the probes' depth gate counts from the start
             if child >= 0:
                 iteration.set_root(A, P, child)
             else:  # no room even for the new root: start afresh now
                 self._collect(child, state)
-            offered = None if legal_moves is None else self._offered_at_root()
+            offered = None if legal_moves is None else offered_moves(A, self.role, runner.move_of)
             if offered is not None and set(offered) != set(legal_moves):
                 log.error("search %s: the root found by its %s (node %d) offers %d moves, %d of them among our "
                           "%d legal ones (e.g. %s); starting a fresh tree at the new state", self.name, found_by,
                           child, len(offered), len(set(offered) & set(legal_moves)), len(legal_moves), offered[:1])
                 self._collect(-1, state)
+                found_by = FOUND_NEW
             self._tree_kept = kept_share(old_visits, int(A.node_visits[int(A.counters[C_ROOT])]))
-            if half_full(A):
-                # Collected by the worker, not here: the player is waiting for
-                # this call, and a collection of a big arena takes a while.
-                self._collect_pending = True
+            self._others_choose = our > 1 and not terminal and others_choose(runner, state, self.role)
+            # by the worker, not here (the player waits), and off our clock (`root_change.py`)
+            self._collect_pending = collection_due(A, self.params, our_turn=our > 1)
             iteration.reset_counters(A)
             self._think_seconds = 0.0
             self._our_choices = our
@@ -235,10 +231,15 @@ class TreeSearch(Search):
             self._published = self._best_move_locked()
             self._published_votes = self._votes_locked()
             self._decided = self._decided_locked()
-        took = time.perf_counter() - began
-        if took > 0.1:
+            change = RootChange(found_by, self._tree_kept, *reply, seconds=0.0, our_turn=our > 1)
+            self._changes.add(change)
+            self._change_open = True
+            if self._collect_pending and not self._worker.running:  # no worker: collect now, off the clock
+                self._collect_if_pending()
+        change.seconds += time.perf_counter() - began
+        if change.seconds > 0.1:
             log.warning("search %s: the root change took %.3f s (%.3f s waiting for the worker)",
-                        self.name, took, waited)
+                        self.name, change.seconds, waited)
         self._wake()
 
     def best_move(self) -> Optional[Term]:
@@ -256,15 +257,22 @@ class TreeSearch(Search):
         return move
 
     def answered(self) -> None:
-        """The move is taken. Without pondering, no thinking until the next
-        root change. With it, the search goes on with no deadline: the lanes
-        stop starting iterations at the deadline (`think_until`), and left
-        there the worker would wait out the opponents' time doing nothing."""
+        """The move is taken: the turn's root changes are its figures now, and a
+        full enough tree at a simultaneous root is collected (`root_change.py`).
+        Without pondering, no thinking until the next root change. With it, the
+        search goes on with no deadline (the lanes stop starting iterations at
+        `think_until`, and the worker would wait out the opponents' time)."""
+        self._changes.answered()
+        if self.arena is not None and collection_due_after_answer(self.arena, self.params, self._others_choose):
+            self._collect_pending = True
+            if not self._worker.running:
+                with self._lock:
+                    self._collect_if_pending()
         if not self.ponder:
             self._thinking = False
-            return
-        for each in self._runners():
-            each.think_until(None)
+        else:
+            for each in self._runners():
+                each.think_until(None)
         self._wake()
 
     def root_votes(self) -> list:
@@ -312,29 +320,23 @@ class TreeSearch(Search):
     def search(self, iterations: int) -> int:
         """Run `iterations` iterations in the caller's thread (no worker: tests,
         benchmarks, the fixed-iteration checks). Returns how many ran."""
-        done = 0
-        with self._lock:
-            self._collect_if_pending()
-            while done < iterations:
-                ran = self._runner.run(self.arena, self._packed, min(4096, iterations - done))
-                self._fit_priors()
-                done += ran
-                if ran == 0:
-                    break
-            self._total_iterations += done
-            self._decided = self._decided_locked()
-        return done
+        return self._run_here(iterations, None)
 
     def run_for(self, seconds: float) -> int:
         """Search for `seconds` in the caller's thread; returns the iterations."""
-        deadline = time.perf_counter() + seconds
+        return self._run_here(None, time.perf_counter() + seconds)
+
+    def _run_here(self, iterations: Optional[int], deadline: Optional[float]) -> int:
         done = 0
         with self._lock:
             self._collect_if_pending()
-            while time.perf_counter() < deadline:
+            self._change_open = False
+            while (iterations is None or done < iterations) and (deadline is None or time.perf_counter() < deadline):
                 began = time.perf_counter()
-                ran = self._runner.run(self.arena, self._packed, self._batch)
-                self._adapt(ran, time.perf_counter() - began)
+                ran = self._runner.run(self.arena, self._packed,
+                                       self._batch if iterations is None else min(4096, iterations - done))
+                if deadline is not None:
+                    self._adapt(ran, time.perf_counter() - began)
                 self._fit_priors()
                 done += ran
                 if ran == 0:
@@ -379,6 +381,7 @@ class TreeSearch(Search):
         """One batch on `runner`, counted (`share`: this thread's part of the think time). 0:
         none could start before the deadline; the worker then waits, not spins on the GIL."""
         began = time.perf_counter()
+        self._change_open = False
         ran = runner.run(self.arena, self._packed, self._batch)
         elapsed = time.perf_counter() - began
         self._think_seconds += elapsed * share
@@ -440,15 +443,10 @@ class TreeSearch(Search):
         self._batch = min(target, 2 * self._batch)
 
     def _collect(self, root: int, state: Optional[State]) -> None:
-        collect_tree(self.arena, self._packed, self._runners(), root, state, self.name)
+        took = collect_tree(self.arena, self._packed, self._runners(), root, state, self.name)
         self._collections += 1
-
-    def _offered_at_root(self) -> Optional[list]:
-        """Our moves at the root, from the edges `tree_votes` reads (None while it is unexpanded)."""
-        A = self.arena
-        if not A.node_flags[int(A.counters[C_ROOT])] & EXPANDED:
-            return None
-        return [vote.move for vote in tree_votes(A, self.role, self._runner.move_of)]
+        if self._change_open and self._changes.last is not None:  # it held the new root's search up
+            self._changes.last.seconds += took
 
     def _votes_locked(self) -> list:
         if self.arena is None or self._our_choices == 0:
@@ -484,6 +482,7 @@ class TreeSearch(Search):
             "total_iterations": self._total_iterations,
             "collections": self._collections,
             "tree_kept": self._tree_kept,
+            **self._changes.figures(),
             "lane_collisions": sum(each.collisions() for each in self._runners()),
             "errors": self._errors,
         }

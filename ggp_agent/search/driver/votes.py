@@ -95,3 +95,11 @@ def tree_votes(A: Arena, role: int, move_of: Callable[[int], Term]) -> list:
             proof = int(A.node_proof[child]) + 1
         votes.append(RootVote(move_of(int(A.edge_code[e])), int(A.edge_n[e]), float(A.edge_w[e]), proven, proof))
     return votes
+
+
+def offered_moves(A: Arena, role: int, move_of: Callable[[int], Term]) -> Optional[list]:
+    """Our role's moves at the root, from the edges `tree_votes` reads (None
+    while the root is unexpanded): a root change checks them against our legal moves."""
+    if not A.node_flags[int(A.counters[C_ROOT])] & EXPANDED:
+        return None
+    return [vote.move for vote in tree_votes(A, role, move_of)]

@@ -53,6 +53,11 @@ class SearchWorker:
     def stopping(self) -> bool:
         return self._stopping.is_set()
 
+    @property
+    def running(self) -> bool:
+        """The thread is running steps (started, not stopped)."""
+        return self._thread is not None and self._thread.is_alive() and not self._stopping.is_set()
+
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()

@@ -93,6 +93,10 @@ class RootParallelSearch(Search):
                     "memory_mb", "pool_full", "errors", "collections", "lane_collisions"):
             merged[key] = sum(f.get(key, 0) or 0 for f in figures)
         merged["threads"] = len(figures)
+        # the trees move their roots one after the other (`advance`): the player waits for them all
+        changes = [f["root_change_s"] for f in figures if f.get("root_change_s") is not None]
+        if changes:
+            merged["root_change_s"] = round(sum(changes), 4)
         move = self._merged_move()
         if move is not None:
             merged["move"] = str(move)

@@ -100,14 +100,11 @@ C_PROBES = 29        # children computed by probes at expansions (`runners/probe
 C_PROBE_ENDS = 30    # of them, terminal ones, ever
 C_HEUR_SETS = 31     # piece sets of the heuristic in use (`heuristic.py`)
 C_CUTOFFS = 32       # playouts cut and scored by the heuristic, ever
-N_COUNTERS = 33
-#: Piece sets a heuristic holds at most (`heuristic.py`).
-HEURISTIC_SETS = 16
-#: `heur_coef` entries: the logit a unit of material is worth (0: no material
-#: term), and the weight of the goal values of the state (0: none).
-H_MATERIAL = 0
-H_GOALS = 1
-N_HEUR_COEF = 2
+C_OUR_ROLE = 33      # the role the search plays for (the reply floor looks at the others' nodes), or -1
+N_COUNTERS = 34
+HEURISTIC_SETS = 16  # piece sets a heuristic holds at most (`heuristic.py`)
+#: `heur_coef` entries: the logit a unit of material is worth, the goal values' weight (0: none).
+H_MATERIAL, H_GOALS, N_HEUR_COEF = 0, 1, 2
 #: C_MIN_END before any playout ended a game.
 NO_END = 1 << 40
 
@@ -389,12 +386,14 @@ def arena_bytes(arena: Arena) -> int:
     return sum(int(a.nbytes) for a in arena)
 
 
-def half_full(arena: Arena) -> bool:
+def fuller_than(arena: Arena, share: float) -> bool:
     """True when a pool (nodes, edges, AMAF or permutation tables) is more
-    than half used: after a root change, time to collect what it no longer reaches."""
+    than `share` used: after a root change, time to collect what it no longer
+    reaches (`driver/root_change.py` says when)."""
     c = arena.counters
-    return bool(c[C_NODES] * 2 > arena.node_hash.shape[0] or c[C_EDGES] * 2 > arena.edge_code.shape[0]
-                or c[C_AMAF] * 2 > arena.amaf_n.shape[0] or c[C_PERM] * 2 > arena.perm_n.shape[0])
+    return bool(c[C_NODES] > share * arena.node_hash.shape[0] or c[C_EDGES] > share * arena.edge_code.shape[0]
+                or c[C_AMAF] > share * arena.amaf_n.shape[0] or c[C_PERM] > share * arena.perm_n.shape[0])
+
 
 
 def goal_planes(goal_values: Optional[Sequence[Sequence[int]]], n_roles: int):
@@ -487,6 +486,7 @@ def new_arena(
     counters[C_AMAF_REF] = -1
     counters[C_PERM_REF] = -1
     counters[C_MIN_END] = NO_END
+    counters[C_OUR_ROLE] = -1
     return Arena(**arrays)
 
 

@@ -38,6 +38,7 @@ from .mcps import freeze, record_playout
 from .params import (P_AMAF_ALLOC, P_AMAF_HORIZON, P_MAX_DEPTH, P_MINIMAX, P_PLAYOUT, P_RHO, P_RULE, P_SIM,
                      P_SOLVER, PLAYOUT_MAST, RULE_MCPS, RULE_UCT, SIM_RM)
 from .regret import regret_backup
+from .reply_floor import floor_edge
 from .select import choose_edge
 from .solver import try_prove
 from .table import choosers, find_child, link_child, new_node, note_code, tt_find
@@ -162,7 +163,9 @@ def descend(A, P, rng):
             if A.node_edges[node, r] <= forced < A.node_edges[node, r + 1]:
                 e = forced  # an ensemble search tries this root move in every tree
             else:
-                e = choose_edge(A, P, node, r, amaf_ref, perm_ref, rng, solver and many == 1 and r == key_role)
+                e = floor_edge(A, P, node, r, depth)  # another role's reply below its floor
+                if e < 0:
+                    e = choose_edge(A, P, node, r, amaf_ref, perm_ref, rng, solver and many == 1 and r == key_role)
             A.path_edge[depth, r] = e
             A.path_move[depth, r] = A.edge_code[e]
             feature = A.edge_feat[e]

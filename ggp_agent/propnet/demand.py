@@ -60,12 +60,18 @@ class Demanded:
 
 
 def with_demand(rules: list[Rule], wanted: set, is_static: Callable[[tuple[str, int]], bool],
-                negated_whole: bool = False) -> Demanded:
+                negated_whole: bool = False, negation_prefix: bool = False) -> Demanded:
     """The rules rewritten so that each relation is computed only where it is
     asked (module docstring). `wanted` relations are asked whole; with
     `negated_whole` so is every static relation a rule negates (its demand
     would depend on the rule's own relation, which may break
-    stratification)."""
+    stratification). With `negation_prefix`, a negated literal's demand
+    comes from the shortest prefix of the positive literals (in SIPS order)
+    that binds its variables rather than from all of them: a demand asked a
+    little wider, which depends on fewer relations (chess's stalemate
+    negates `in_check` beside `stuck`, and `stuck` reads `legal`, which
+    negates `in_check` too: a cycle through negation when the demand for
+    `in_check` reads `stuck`)."""
     by_head: dict[tuple[str, int], list[Rule]] = {}
     for rule in rules:
         by_head.setdefault(relation_key(rule.head), []).append(rule)
@@ -78,11 +84,11 @@ def with_demand(rules: list[Rule], wanted: set, is_static: Callable[[tuple[str, 
     result: list[Rule] = []
     for key in sorted(whole, key=str):
         for rule in by_head.get(key, []):
-            result.extend(_rewritten(rule, None, whole, is_static, negated_whole))
+            result.extend(_rewritten(rule, None, whole, is_static, negated_whole, negation_prefix))
     for key in sorted(adorned, key=str):
         for adornment in sorted(adorned[key]):
             for rule in by_head.get(key, []):
-                result.extend(_rewritten(rule, adornment, whole, is_static, negated_whole))
+                result.extend(_rewritten(rule, adornment, whole, is_static, negated_whole, negation_prefix))
     return Demanded(result, adorned, frozenset(whole))
 
 
@@ -179,7 +185,8 @@ def demand_literal(sentence, adornment: tuple[bool, ...]):
     return Compound(name, tuple(arg for arg, b in zip(sentence.args, adornment) if b))
 
 
-def _rewritten(rule: Rule, adornment: Adornment, whole: set, is_static, negated_whole) -> list[Rule]:
+def _rewritten(rule: Rule, adornment: Adornment, whole: set, is_static, negated_whole,
+               negation_prefix: bool = False) -> list[Rule]:
     """The rule guarded by its head's demand, and the demand rules of its body."""
     guard = [] if adornment is None else [demand_literal(rule.head, adornment)]
     result = [Rule(rule.head, tuple(guard) + rule.body)]
@@ -189,9 +196,23 @@ def _rewritten(rule: Rule, adornment: Adornment, whole: set, is_static, negated_
     for literal, asked, positive in _calls(rule, adornment, is_static, negated_whole):
         callee = relation_key(literal)
         if asked is not None and callee not in whole:
-            body = before + [t for t in tests if set(variables(t)) <= bound]
+            prefix, prefix_bound = before, bound
+            if not positive and negation_prefix:
+                prefix, prefix_bound = _binding_prefix(before, set(variables(literal)))
+            body = prefix + [t for t in tests if set(variables(t)) <= prefix_bound]
             result.append(Rule(demand_literal(literal, asked), tuple(body)))
         if positive:  # it binds what follows
             before.append(literal)
             bound.update(variables(literal))
     return result
+
+
+def _binding_prefix(before: list, wanted: set) -> tuple[list, set]:
+    """The shortest prefix of `before` (a guard, then positive literals) that
+    binds `wanted`, and what it binds."""
+    bound: set = set()
+    for count, literal in enumerate(before):
+        if wanted <= bound:
+            return before[:count], bound
+        bound.update(variables(literal))
+    return before, bound

@@ -43,11 +43,20 @@ from ..rules import prepare_rules
 from ..term_store import TermStore
 from .layout import Program
 from .program import Sizes, Unstratified, compile_program, kept_rows, term_id
-from .sizes import InitialSizes
+from .sampling import sample
+from .sizes import InitialSizes, SampledSizes
 
-#: Static components are computed whole within these atoms and this share of the time.
-STATIC_TRIAL_ATOMS = 2_000_000
-STATIC_TRIAL_SHARE = 0.5
+#: Static components are computed whole within these atoms and this share of
+#: the time (at most STATIC_TRIAL_S seconds): past them a component is
+#: evaluated per state, under demand.
+STATIC_TRIAL_ATOMS = 1_000_000
+STATIC_TRIAL_SHARE = 0.1
+STATIC_TRIAL_S = 3.0
+
+#: The states sampled for the join orders (`sampling.py`), and the time it may take.
+SAMPLED_STATES = 32
+SAMPLE_SECONDS = 2.0
+SAMPLE_SHARE = 0.1
 
 TRUE, DOES = ("true", 1), ("does", 2)
 
@@ -69,6 +78,8 @@ class CompiledProgram:
 
     program: Program
     keys: list
+    #: (relation key, shape) of each view (`program.view_key`)
+    views: list
     kept: list  # (relation number, rows)
     demand: str  # how demand was applied
 
@@ -101,7 +112,7 @@ def build_lazy(game: ValidatedGame, time_limit: float = 60.0, sizes: Sizes = Non
     notes: list[str] = []
     try:
         asked = model.run(static_rules, lambda rule: rule.body, str,
-                          trial=Trial(STATIC_TRIAL_ATOMS, STATIC_TRIAL_SHARE * time_limit))
+                          trial=Trial(STATIC_TRIAL_ATOMS, min(STATIC_TRIAL_S, STATIC_TRIAL_SHARE * time_limit)))
     except ModelUnstratified as error:
         raise LazyUnavailable(f"unstratified static rules: {error}") from None
     except ReasonerError as error:
@@ -115,15 +126,23 @@ def build_lazy(game: ValidatedGame, time_limit: float = 60.0, sizes: Sizes = Non
     if ("init", 1) in asked:
         raise LazyUnavailable("the initial state is too large to compute")
     init_ids = np.unique(init_rows[:, 0]).astype(np.int32) if len(init_rows) else np.zeros(0, dtype=np.int32)
-    if sizes is None:
-        sizes = InitialSizes(store, model, init_ids, len(game.roles))
-    programs = {}
-    for name, (inputs, outputs) in PROGRAMS.items():
-        if time.perf_counter() > deadline:
-            raise LazyUnavailable(f"time limit while compiling the {name} program")
-        programs[name] = _program(runtime, outputs, inputs, computed, dynamic, model, store, sizes)
-        notes.append(f"{name}: {programs[name].demand}")
     role_ids = np.array([term_id(store, role) for role in game.roles], dtype=np.int32)
+
+    def compiled(sizes: Sizes) -> dict:
+        programs = {}
+        for name, (inputs, outputs) in PROGRAMS.items():
+            if time.perf_counter() > deadline:
+                raise LazyUnavailable(f"time limit while compiling the {name} program")
+            programs[name] = _program(runtime, outputs, inputs, computed, dynamic, model, store, sizes)
+        return programs
+
+    programs = compiled(sizes or InitialSizes(store, model, init_ids, len(game.roles)))
+    if sizes is None:
+        budget = min(SAMPLE_SECONDS, SAMPLE_SHARE * max(0.0, deadline - time.perf_counter()))
+        found = sample(programs, store, role_ids, init_ids, SAMPLED_STATES, budget)
+        notes.append(f"join orders from {len(found.states)} states met in {found.seconds:.2f} s of random playouts")
+        programs = compiled(SampledSizes(store, model, init_ids, len(game.roles), found))
+    notes.extend(f"{name}: {program.demand}" for name, program in programs.items())
     values = np.full(store.n_ids, -1, dtype=np.int16)
     for number in range(101):
         found = store.known_symbol(("c", str(number)))
@@ -160,7 +179,7 @@ def _program(runtime: list[Rule], outputs, inputs, computed: set, dynamic: froze
         rewritten = rules if negated_whole is None else with_demand(
             rules, whole, lambda key: key not in dynamic, negated_whole, negation_prefix=True).rules
         try:
-            program, keys = compile_program(rewritten, store, frozenset(kept_keys), sizes, inputs, outputs)
+            program, keys, views = compile_program(rewritten, store, frozenset(kept_keys), sizes, inputs, outputs)
         except Unstratified as error:
             failures.append(f"{label}: {error}")
             continue
@@ -169,5 +188,5 @@ def _program(runtime: list[Rule], outputs, inputs, computed: set, dynamic: froze
             if key in computed:
                 rows, _ = model.atoms_of(key)
                 kept.append((number, kept_rows(rows, key[1])))
-        return CompiledProgram(program, keys, kept, label)
+        return CompiledProgram(program, keys, views, kept, label)
     raise LazyUnavailable("; ".join(failures))

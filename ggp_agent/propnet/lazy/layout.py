@@ -107,9 +107,12 @@ class Program(NamedTuple):
     rule_harg_ptr: np.ndarray
     harg_lo: np.ndarray
     harg_hi: np.ndarray
-    #: operations reading a relation of the rule's own component (CSR over rules)
-    rule_rec_ptr: np.ndarray
-    rule_rec_ops: np.ndarray
+    #: a rule of a recursive component: its variants for the semi-naive
+    #: rounds, one per literal of its own component, that literal first
+    #: (CSR over rules: the variant's rule number and its delta operation)
+    rule_delta_ptr: np.ndarray
+    delta_rule: np.ndarray
+    delta_op: np.ndarray
     op_kind: np.ndarray
     op_view: np.ndarray
     op_index: np.ndarray
@@ -145,9 +148,10 @@ class Tables(NamedTuple):
     heads_row: np.ndarray  # int32
     heads_gen: np.ndarray  # int32: a bucket is valid when it holds this evaluation's generation (or the kept one)
     nexts: np.ndarray  # int32
-    #: [0]: this evaluation's generation; [1]: tuples made; [2]: the budget of
-    #: tuples; [3]: rows the scans looked at
+    #: [0]: this evaluation's generation; [1]: tuples made; [2]: the budget of tuples
     counters: np.ndarray  # int64
+    #: rows each rule's scans looked at, summed over evaluations (where the time goes)
+    rule_rows: np.ndarray  # int64
     #: [0]: the last status, [1]: the view that was full
     status: np.ndarray  # int64
     delta_lo: np.ndarray  # int64 per view: the last round's rows (semi-naive)
@@ -207,7 +211,7 @@ def new_tables(program: Program, caps: np.ndarray, work_budget: int = DEFAULT_WO
     n_heads = int(buckets.sum())
     n_nexts = int(caps[index_view].sum()) if program.n_index else 0
     levels = max(1, program.max_ops + 1)
-    counters = np.zeros(4, dtype=np.int64)
+    counters = np.zeros(3, dtype=np.int64)
     counters[0] = KEPT_GENERATION
     counters[2] = work_budget
     return Tables(
@@ -217,7 +221,8 @@ def new_tables(program: Program, caps: np.ndarray, work_budget: int = DEFAULT_WO
         heads_row=np.full(max(1, n_heads), -1, dtype=np.int32),
         heads_gen=np.full(max(1, n_heads), -1, dtype=np.int32),
         nexts=np.full(max(1, n_nexts), -1, dtype=np.int32),
-        counters=counters, status=np.zeros(2, dtype=np.int64),
+        counters=counters, rule_rows=np.zeros(max(1, program.n_rule), dtype=np.int64),
+        status=np.zeros(2, dtype=np.int64),
         delta_lo=np.zeros(program.n_view, dtype=np.int64), delta_hi=np.zeros(program.n_view, dtype=np.int64),
         regs=np.zeros(max(1, program.max_regs), dtype=np.int32),
         it_row=np.zeros(levels, dtype=np.int64), it_lo=np.zeros(levels, dtype=np.int64),

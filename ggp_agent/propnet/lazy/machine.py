@@ -35,60 +35,14 @@ from ...reasoner.statemachine import (
 from ..arrays import new_rng
 from . import game_kernels as gk
 from .build import LazyGame, build_lazy
-from .layout import FIRST_ROWS, OK, TERMS_FULL, VIEW_FULL, WORK_LIMIT, Tables, new_tables, terms_of
+from .evaluator import Evaluator
+from .layout import OK, terms_of
 from .program import term_id
-from .vm import load_kept
 
 log = logging.getLogger(__name__)
 
 #: Fluents a state may hold before the state buffer grows.
 FIRST_STATE = 1024
-
-
-class _Evaluator:
-    """One program's tables, grown as they are found too small."""
-
-    def __init__(self, compiled, store) -> None:
-        self.compiled = compiled
-        program = compiled.program
-        self.caps = np.full(program.n_view, FIRST_ROWS, dtype=np.int64)
-        for relation, rows in compiled.kept:
-            lo, hi = program.rel_view_ptr[relation], program.rel_view_ptr[relation + 1]
-            self.caps[program.rel_views[lo:hi]] = max(FIRST_ROWS, len(rows))
-        self.tables: Optional[Tables] = None
-        self.remake(store)
-
-    def remake(self, store) -> None:
-        """New tables at the current sizes, the static relations loaded."""
-        program = self.compiled.program
-        while True:
-            tables = new_tables(program, self.caps)
-            for relation, rows in self.compiled.kept:
-                status = load_kept(program, tables, terms_of(store), relation, rows)
-                if status == TERMS_FULL:
-                    store.make_room()
-                    break
-                if status == VIEW_FULL:
-                    self.caps[int(tables.status[1])] *= 2
-                    break
-                if status != OK:
-                    raise ReasonerError(f"static relations could not be loaded (status {status})")
-            else:
-                self.tables = tables
-                tables.counters[0] = 1
-                return
-
-    def grow(self, status: int, store) -> None:
-        """Make room for what `status` says was full."""
-        if status == TERMS_FULL:
-            store.make_room()
-        elif status == VIEW_FULL:
-            self.caps[int(self.tables.status[1])] *= 4
-            self.remake(store)
-        elif status == WORK_LIMIT:
-            raise ReasonerError("the lazy engine's evaluation of a state passed its budget of tuples")
-        else:
-            raise ReasonerError(f"the lazy engine failed (status {status})")
 
 
 class LazyStateMachine(StateMachine):
@@ -108,7 +62,7 @@ class LazyStateMachine(StateMachine):
         self._lock = threading.RLock()
         self._warn_goal = WarnOnce(log, "lazy")
         self._ids: dict[Term, int] = {}
-        self._evaluators = {name: _Evaluator(compiled, self._store) for name, compiled in built.programs.items()}
+        self._evaluators = {name: Evaluator(compiled, self._store) for name, compiled in built.programs.items()}
         self._state = np.zeros(FIRST_STATE, dtype=np.int32)
         self._moves = np.full(max(1, len(self._roles)), -1, dtype=np.int32)
         self._legal = np.zeros(64, dtype=np.int32)
@@ -142,20 +96,14 @@ class LazyStateMachine(StateMachine):
     def _term(self, term_id: int) -> Term:
         return self._store.term(int(term_id))
 
-    def _run(self, name: str, state: State, moves=None) -> _Evaluator:
+    def _run(self, name: str, state: State, moves=None) -> Evaluator:
         """Evaluate a program on a state (and a joint move's ids): its evaluator."""
         evaluator = self._evaluators[name]
         n = self._put_state(state)
-        moves = self._moves if moves is None else moves
-        role_ids = self.lazy.role_ids
-        while True:
-            program = evaluator.compiled.program
-            status = gk.evaluate(program, evaluator.tables, terms_of(self._store), self._state, n, role_ids, moves)
-            if status == OK:
-                return evaluator
-            evaluator.grow(int(status), self._store)
+        evaluator.evaluate(self._store, self._state, n, self.lazy.role_ids, self._moves if moves is None else moves)
+        return evaluator
 
-    def _legal_run(self, state: State) -> _Evaluator:
+    def _legal_run(self, state: State) -> Evaluator:
         if state is not self._loaded:
             self._run("legal", state)
             self._loaded = state

@@ -37,6 +37,10 @@ from .layout import (
 
 RelationKey = tuple[str, int]
 
+#: Expected rows below this count as this: a relation seen empty in the
+#: sampled states is not free in every other.
+MIN_ROWS = 0.5
+
 
 class Unstratified(Exception):
     """A relation negates one of its own component (the program cannot run in strata)."""
@@ -82,6 +86,30 @@ def _shape(term, nodes: list, leaves: list, store: TermStore) -> tuple:
 
 def _args(sentence) -> tuple:
     return () if isinstance(sentence, Symbol) else sentence.args
+
+
+def view_key(sentence) -> tuple:
+    """The view a sentence reads: (its relation, the shape of its arguments)."""
+
+    def shape(term) -> tuple:
+        if isinstance(term, Compound):
+            return (term.functor, tuple(shape(arg) for arg in term.args))
+        return ()
+
+    return relation_key(sentence), tuple(shape(arg) for arg in _args(sentence))
+
+
+def leaves_of(sentence) -> list:
+    """A sentence's leaves (variables and constants) in the order of its view's cells."""
+    found: list = []
+    stack = list(reversed(_args(sentence)))
+    while stack:
+        term = stack.pop()
+        if isinstance(term, Compound):
+            stack.extend(reversed(term.args))
+        else:
+            found.append(term)
+    return found
 
 
 @dataclass
@@ -168,12 +196,19 @@ class _Compiler:
 
     # -- rules -----------------------------------------------------------------------------
 
-    def order(self, rule: Rule) -> list:
-        """The body in evaluation order (module docstring)."""
+    def order(self, rule: Rule, first: Optional[int] = None) -> list:
+        """The body in evaluation order (module docstring); the literal at
+        index `first` of the body first when given (a semi-naive round's
+        delta: the fewest rows)."""
         positives = [l for l in rule.body if is_positive_sentence(l)]
         tests = [l for l in rule.body if not is_positive_sentence(l)]
         bound: set = set()
         ordered: list = []
+        if first is not None:
+            chosen = rule.body[first]
+            positives.remove(chosen)
+            ordered.append(chosen)
+            bound.update(variables(chosen))
         while True:
             ready = [t for t in tests if set(variables(t)) <= bound]
             for test in ready:
@@ -189,7 +224,10 @@ class _Compiler:
                     rows /= max(1.0, values.get(name, 1.0))
                 if names <= bound:
                     rows = min(rows, 1.0)
-                cost = (rows, len(names - bound))
+                # a literal that shares nothing with what is bound makes a
+                # product: only when nothing else is left, or it is a lookup
+                apart = bool(bound) and not (names & bound) and not names <= bound
+                cost = (apart, max(rows, MIN_ROWS), len(names - bound))
                 if best_cost is None or cost < best_cost:
                     best, best_cost = i, cost
             chosen = positives.pop(best)
@@ -199,9 +237,10 @@ class _Compiler:
             raise ValueError(f"unsafe rule: {rule}")
         return ordered
 
-    def rule(self, rule: Rule, ops: list, leaves: list) -> dict:
-        """The rule's operations appended to `ops` (their leaves to `leaves`)."""
-        body = self.order(rule)
+    def rule(self, rule: Rule, ops: list, leaves: list, first: Optional[int] = None) -> dict:
+        """The rule's operations appended to `ops` (their leaves to `leaves`),
+        the body literal at index `first` first when given."""
+        body = self.order(rule, first)
         uses: dict = defaultdict(int)
         for item in (rule.head, *rule.body):
             for name in variables(item):
@@ -245,17 +284,32 @@ class _Compiler:
 
 
 def compile_program(rules: list[Rule], store: TermStore, static: frozenset, sizes: Sizes,
-                    inputs: tuple[RelationKey, ...], outputs: tuple[RelationKey, ...]) -> tuple[Program, list]:
-    """The program of `rules` (stratified), and its relations' keys by number.
+                    inputs: tuple[RelationKey, ...], outputs: tuple[RelationKey, ...]) -> tuple[Program, list, list]:
+    """The program of `rules` (stratified), its relations' keys and its views' keys (`view_key`) by number.
     `static` relations have no rules here: their tuples are loaded once."""
     compiler = _Compiler(store, static, sizes)
     for key in (*inputs, *outputs):
         compiler.relation(key)
     ops: list = []
     leaves: list = []
+    found = _components(rules)
     compiled = [compiler.rule(rule, ops, leaves) for rule in rules]
     parts = compiler.parts
-    components, rec_ops = _components(rules, compiled, ops, parts)
+    delta_rules: list = [[] for _ in rules]
+    components = []
+    for members, numbers in found:
+        recursive = False
+        for number in numbers:
+            rule = rules[number]
+            for position, literal in enumerate(rule.body):
+                if is_positive_sentence(literal) and relation_key(literal) in members:
+                    variant = len(compiled)
+                    compiled.append(compiler.rule(rule, ops, leaves, first=position))
+                    delta_rules[number].append((variant, compiled[variant]["ops"][0]))
+                    recursive = True
+        views = sorted(v for key in members for v in parts.rel_views[compiler.relation(key)]) if recursive else []
+        components.append((numbers, views, recursive))
+    delta_rules.extend([] for _ in range(len(compiled) - len(rules)))
     comp_rules = [r for members in components for r in members[0]]
     comp_rule_ptr = np.cumsum([0] + [len(members[0]) for members in components])
     comp_views = [v for members in components for v in members[1]]
@@ -276,7 +330,7 @@ def compile_program(rules: list[Rule], store: TermStore, static: frozenset, size
     index_key_ptr, index_keys = csr(parts.index_keys)
     specs = parts.specs or [(0, 0, 0)]
     program = Program(
-        n_rel=n_rel, n_view=len(parts.view_rel), n_index=len(parts.index_view), n_rule=len(rules),
+        n_rel=n_rel, n_view=len(parts.view_rel), n_index=len(parts.index_view), n_rule=len(compiled),
         n_comp=len(components),
         max_regs=max([rule["registers"] for rule in compiled], default=0),
         max_ops=max([rule["ops"][1] - rule["ops"][0] for rule in compiled], default=0),
@@ -300,7 +354,9 @@ def compile_program(rules: list[Rule], store: TermStore, static: frozenset, size
         rule_op_ptr=i32([rule["ops"][0] for rule in compiled] + [len(ops)]),
         rule_harg_ptr=i32(np.cumsum([0] + [len(rule["specs"]) for rule in compiled])),
         harg_lo=i32([lo for lo, _ in harg]), harg_hi=i32([hi for _, hi in harg]),
-        rule_rec_ptr=i32(np.cumsum([0] + [len(r) for r in rec_ops])), rule_rec_ops=i32([o for r in rec_ops for o in r]),
+        rule_delta_ptr=i32(np.cumsum([0] + [len(d) for d in delta_rules])),
+        delta_rule=i32([variant for d in delta_rules for variant, _ in d]),
+        delta_op=i32([op for d in delta_rules for _, op in d]),
         op_kind=i32([op[0] for op in ops]), op_view=i32([op[1] for op in ops]), op_index=i32([op[2] for op in ops]),
         op_leaf_lo=i32([op[3] for op in ops]),
         op_a_lo=i32([op[4][0] for op in ops]), op_a_hi=i32([op[4][1] for op in ops]),
@@ -312,12 +368,15 @@ def compile_program(rules: list[Rule], store: TermStore, static: frozenset, size
         comp_rec=i32([1 if members[2] else 0 for members in components]),
         comp_view_ptr=i32(comp_view_ptr), comp_views=i32(comp_views),
     )
-    return program, list(parts.rel_keys)
+    view_keys = [None] * len(parts.view_rel)
+    for (relation, shape), view in parts.view_index.items():
+        view_keys[view] = (parts.rel_keys[relation], shape)
+    return program, list(parts.rel_keys), view_keys
 
 
-def _components(rules: list[Rule], compiled: list[dict], ops: list, parts: _Parts):
-    """Components of the rules' relations in evaluation order: (rules,
-    views, recursive); and per rule, its operations that read its own component."""
+def _components(rules: list[Rule]) -> list:
+    """The rules' relations in components, in evaluation order: (relations,
+    numbers of their rules); Unstratified when a component negates itself."""
     edges: dict = defaultdict(set)
     negative: list = []
     heads = set()
@@ -331,8 +390,7 @@ def _components(rules: list[Rule], compiled: list[dict], ops: list, parts: _Part
             edges[head].add(relation_key(sentence))
             if not is_positive_sentence(literal):
                 negative.append((head, relation_key(sentence)))
-    nodes = sorted(heads)
-    found = strongly_connected_components(nodes, lambda key: sorted(k for k in edges[key] if k in heads))
+    found = strongly_connected_components(sorted(heads), lambda key: sorted(k for k in edges[key] if k in heads))
     component_of = {key: i for i, members in enumerate(found) for key in members}
     for head, body in negative:
         if component_of.get(body) == component_of[head]:
@@ -340,20 +398,7 @@ def _components(rules: list[Rule], compiled: list[dict], ops: list, parts: _Part
     by_component: dict = defaultdict(list)
     for number, rule in enumerate(rules):
         by_component[component_of[relation_key(rule.head)]].append(number)
-    rec_ops: list = [[] for _ in rules]
-    result = []
-    for index, members in enumerate(found):
-        member_rels = {parts.rel_index[key] for key in members}
-        recursive = False
-        for number in by_component[index]:
-            lo, hi = compiled[number]["ops"]
-            for o in range(lo, hi):
-                if ops[o][0] == OP_SCAN and parts.view_rel[ops[o][1]] in member_rels:
-                    rec_ops[number].append(o)
-                    recursive = True
-        views = sorted(v for r in member_rels for v in parts.rel_views[r]) if recursive else []
-        result.append((by_component[index], views, recursive))
-    return result, rec_ops
+    return [(set(members), by_component[index]) for index, members in enumerate(found)]
 
 
 def identity_sizes(default_rows: float = 16.0) -> Sizes:

@@ -23,6 +23,7 @@ from ..demand import DEMAND_PREFIX
 from ..evaluate import Model
 from ..relations import Table, view
 from ..term_store import TermStore
+from .program import leaves_of, view_key
 
 #: Guesses for relations derived per state (rows, values of a variable).
 DERIVED_ROWS = 32.0
@@ -80,3 +81,29 @@ def _variables(term):
     elif isinstance(term, Compound):
         for arg in term.args:
             yield from _variables(arg)
+
+
+class SampledSizes(InitialSizes):
+    """Sizes from states met in random playouts (`sampling.Sample`): each
+    literal's view (`true`'s and the derived relations') as it was there,
+    rows and distinct values per cell averaged over the evaluations; the
+    static relations and `does` as `InitialSizes` has them."""
+
+    def __init__(self, store: TermStore, model: Model, init_ids: np.ndarray, n_roles: int, found) -> None:
+        super().__init__(store, model, init_ids, n_roles)
+        self.views = found.views
+
+    def _estimate(self, literal) -> tuple[float, dict]:
+        key = relation_key(literal)
+        stats = self.views.get(view_key(literal))
+        if stats is None or stats.evaluations == 0 or key == ("does", 2) or self.model.tables.get(key) is not None:
+            return super()._estimate(literal)
+        rows = stats.rows / stats.evaluations
+        values: dict = {}
+        for position, leaf in enumerate(leaves_of(literal)):
+            distinct = max(1.0, stats.distinct[position] / stats.evaluations)
+            if isinstance(leaf, Symbol):
+                rows /= distinct
+            else:
+                values[leaf] = min(values.get(leaf, distinct), distinct)
+        return rows, values

@@ -314,14 +314,14 @@ def run_rule(P, T, S, rule, delta_op):
             if ix >= 0:
                 nexts0 = T.index_next_base[ix]
                 while row >= lo:  # a chain runs newest first: -1 ends it too
-                    T.counters[3] += 1
+                    T.rule_rows[rule] += 1
                     if row < hi and _row_matches(P, T, o, base + row * width):
                         found = True
                         break
                     row = np.int64(T.nexts[nexts0 + row])
             else:
                 while row < hi:
-                    T.counters[3] += 1
+                    T.rule_rows[rule] += 1
                     if _row_matches(P, T, o, base + row * width):
                         found = True
                         break
@@ -372,7 +372,6 @@ def reset(P, T):
     """Empty every relation but the static ones, in constant time per view."""
     T.counters[0] += 1
     T.counters[1] = 0
-    T.counters[3] = 0
     for v in range(P.n_view):
         if P.rel_static[P.view_rel[v]] == 0:
             T.view_n[v] = 0
@@ -400,11 +399,11 @@ def run(P, T, S):
         while True:
             for i in range(rules_lo, rules_hi):
                 rule = P.comp_rules[i]
-                for k in range(P.rule_rec_ptr[rule], P.rule_rec_ptr[rule + 1]):
-                    o = P.rule_rec_ops[k]
+                for k in range(P.rule_delta_ptr[rule], P.rule_delta_ptr[rule + 1]):
+                    o = P.delta_op[k]
                     v = P.op_view[o]
                     if T.delta_hi[v] > T.delta_lo[v]:
-                        status = run_rule(P, T, S, rule, o)
+                        status = run_rule(P, T, S, P.delta_rule[k], o)
                         if status != OK:
                             T.status[0] = status
                             return status

@@ -34,11 +34,10 @@ from ...gdl.analysis import sentence_of
 from ...gdl.terms import Rule, Term, parenthesized_names, relation_key
 from ...gdl.validate import ValidatedGame
 from ...reasoner.statemachine import ReasonerError
-from ..demand import with_demand
+from ..demand import FROM_BASES, FROM_NEGATION_PREFIX, with_demand
 from ..evaluate import Model, Trial, Unstratified as ModelUnstratified
 from ..grounder import dynamic_relations
 from ..inert import with_inert_fluents
-from ..joins import MAX_ROWS
 from ..rules import prepare_rules
 from ..term_store import TermStore
 from .layout import Program
@@ -51,7 +50,7 @@ from .sizes import InitialSizes, SampledSizes
 #: evaluated per state, under demand.
 STATIC_TRIAL_ATOMS = 1_000_000
 STATIC_TRIAL_SHARE = 0.1
-STATIC_TRIAL_S = 3.0
+STATIC_TRIAL_S = 1.0
 
 #: The states sampled for the join orders (`sampling.py`), and the time it may take.
 SAMPLED_STATES = 32
@@ -95,19 +94,30 @@ class LazyGame:
     init_ids: np.ndarray
     #: goal value of each term id that is a number 0..100 (else -1), for ids made at build time
     values: np.ndarray
+    #: rows each view needed in the sampled states, by view key (tables start with that room)
+    rows: dict
     seconds: float
     notes: list[str] = field(default_factory=list)
 
 
 def build_lazy(game: ValidatedGame, time_limit: float = 60.0, sizes: Sizes = None) -> LazyGame:
     """The game's programs (module docstring); LazyUnavailable when they cannot be made."""
+    try:
+        return _build(game, time_limit, sizes)
+    except LazyUnavailable:
+        raise
+    except (ReasonerError, ValueError, RecursionError) as error:
+        raise LazyUnavailable(f"{type(error).__name__}: {error}") from error
+
+
+def _build(game: ValidatedGame, time_limit: float, sizes: Sizes) -> LazyGame:
     started = time.perf_counter()
     deadline = started + time_limit
     rules, _ = with_inert_fluents(prepare_rules(game))
     store = TermStore()
     store.parenthesized = parenthesized_names(game.rules)
     dynamic = dynamic_relations(rules)
-    model = Model(store, deadline, STATIC_TRIAL_ATOMS * 4, MAX_ROWS)
+    model = Model(store, deadline, STATIC_TRIAL_ATOMS * 4, STATIC_TRIAL_ATOMS)
     static_rules = [rule for rule in rules if relation_key(rule.head) not in dynamic]
     notes: list[str] = []
     try:
@@ -137,18 +147,20 @@ def build_lazy(game: ValidatedGame, time_limit: float = 60.0, sizes: Sizes = Non
         return programs
 
     programs = compiled(sizes or InitialSizes(store, model, init_ids, len(game.roles)))
+    rows: dict = {}
     if sizes is None:
         budget = min(SAMPLE_SECONDS, SAMPLE_SHARE * max(0.0, deadline - time.perf_counter()))
         found = sample(programs, store, role_ids, init_ids, SAMPLED_STATES, budget)
         notes.append(f"join orders from {len(found.states)} states met in {found.seconds:.2f} s of random playouts")
         programs = compiled(SampledSizes(store, model, init_ids, len(game.roles), found))
+        rows = found.rows
     notes.extend(f"{name}: {program.demand}" for name, program in programs.items())
     values = np.full(store.n_ids, -1, dtype=np.int16)
     for number in range(101):
         found = store.known_symbol(("c", str(number)))
         if found is not None:
             values[found] = number
-    return LazyGame(tuple(game.roles), store, programs, role_ids, init_ids, values,
+    return LazyGame(tuple(game.roles), store, programs, role_ids, init_ids, values, rows,
                     time.perf_counter() - started, notes)
 
 
@@ -173,11 +185,13 @@ def _program(runtime: list[Rule], outputs, inputs, computed: set, dynamic: froze
     rules = [rule for rule in runtime if relation_key(rule.head) in relevant]
     kept_keys = sorted(key for key in relevant if key in computed)
     whole = set(outputs) | set(inputs) | set(kept_keys)
-    attempts = (("demand", False), ("demand, negated static relations whole", True), ("no demand", None))
+    attempts = (("demand", False, FROM_NEGATION_PREFIX), ("demand from the state", False, FROM_BASES),
+                ("demand from the state, negated static relations whole", True, FROM_BASES),
+                ("no demand", None, ""))
     failures = []
-    for label, negated_whole in attempts:
+    for label, negated_whole, demand_from in attempts:
         rewritten = rules if negated_whole is None else with_demand(
-            rules, whole, lambda key: key not in dynamic, negated_whole, negation_prefix=True).rules
+            rules, whole, lambda key: key not in dynamic, negated_whole, demand_from).rules
         try:
             program, keys, views = compile_program(rewritten, store, frozenset(kept_keys), sizes, inputs, outputs)
         except Unstratified as error:

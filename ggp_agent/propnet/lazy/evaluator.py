@@ -21,10 +21,12 @@ from .vm import load_kept
 class Evaluator:
     """One program's tables, grown as they are found too small."""
 
-    def __init__(self, compiled, store) -> None:
+    def __init__(self, compiled, store, rows: Optional[dict] = None) -> None:
+        """`rows`: room each view is known to need, by view key (the build's sampling)."""
         self.compiled = compiled
         program = compiled.program
-        self.caps = np.full(program.n_view, FIRST_ROWS, dtype=np.int64)
+        rows = rows or {}
+        self.caps = np.array([max(FIRST_ROWS, rows.get(key, 0)) for key in compiled.views], dtype=np.int64)
         for relation, rows in compiled.kept:
             lo, hi = program.rel_view_ptr[relation], program.rel_view_ptr[relation + 1]
             self.caps[program.rel_views[lo:hi]] = max(FIRST_ROWS, len(rows))

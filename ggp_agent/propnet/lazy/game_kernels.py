@@ -138,9 +138,11 @@ def playout(PL, TL, PN, TN, PG, TG, S, role_ids, values, state, n_state, rng, ma
     """A uniformly random playout from state[:n_state] (module docstring):
     moves_out[step, role] the move's term id, choices_out[step, role] 1 when
     the role had a choice; goals_out the goals at the end. Leaves the last
-    state in state[:info[4]]."""
+    state in state[:info[4]]. It goes on from step info[1] (0 for a new
+    playout; a playout stopped by a full table goes on from where it
+    stopped, once the table has grown)."""
     n_roles = len(role_ids)
-    steps = 0
+    steps = info[1]
     info[0] = OK
     info[2] = 0
     joint = moves_out[0]

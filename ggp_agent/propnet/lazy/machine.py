@@ -34,7 +34,8 @@ from ...reasoner.statemachine import (
 )
 from ..arrays import new_rng
 from . import game_kernels as gk
-from .build import LazyGame, build_lazy
+from .build import LazyGame, LazyUnavailable
+from .games import LAZY_GAMES
 from .evaluator import Evaluator
 from .layout import OK, terms_of
 from .program import term_id
@@ -53,7 +54,13 @@ class LazyStateMachine(StateMachine):
     def __init__(self, game: ValidatedGame, time_limit: float = 60.0, lazy: Optional[LazyGame] = None,
                  percept_engine: Optional[StateMachine] = None, **_ignored) -> None:
         started = time.perf_counter()
-        built = lazy if lazy is not None else build_lazy(game, time_limit)
+        if lazy is not None:
+            built, self.cached = lazy, False
+        else:
+            try:
+                built, self.cached = LAZY_GAMES.get(game, time_limit)
+            except ReasonerError as error:
+                raise LazyUnavailable(str(error)) from error
         self.lazy = built
         self.game = game
         self._store = copy.deepcopy(built.store)
@@ -62,7 +69,8 @@ class LazyStateMachine(StateMachine):
         self._lock = threading.RLock()
         self._warn_goal = WarnOnce(log, "lazy")
         self._ids: dict[Term, int] = {}
-        self._evaluators = {name: Evaluator(compiled, self._store) for name, compiled in built.programs.items()}
+        self._evaluators = {name: Evaluator(compiled, self._store, built.rows)
+                            for name, compiled in built.programs.items()}
         self._state = np.zeros(FIRST_STATE, dtype=np.int32)
         self._moves = np.full(max(1, len(self._roles)), -1, dtype=np.int32)
         self._legal = np.zeros(64, dtype=np.int32)
@@ -74,9 +82,11 @@ class LazyStateMachine(StateMachine):
             from ...reasoner.prolog_machine import PrologStateMachine
             self.percept_engine = PrologStateMachine(game)
         self.build_s = time.perf_counter() - started
-        self.stats = {"build_s": round(built.seconds, 3), "engine": "lazy"}
-        for note in built.notes:
-            log.info("lazy: %s", note)
+        self.stats = {"build_s": round(built.seconds, 3), "cached": self.cached,
+                      "rules": sum(int(c.program.n_rule) for c in built.programs.values())}
+        if not self.cached:
+            for note in built.notes:
+                log.info("lazy: %s", note)
 
     # -- conversions ----------------------------------------------------------------------
 
@@ -194,8 +204,8 @@ class LazyStateMachine(StateMachine):
         names = ("legal", "next", "goal")
         with self._lock:
             self._loaded = None
+            n = self._put_state(state)
             while True:
-                n = self._put_state(state)
                 evaluators = [self._evaluators[name] for name in names]
                 status = gk.playout(*(part for e in evaluators for part in (e.compiled.program, e.tables)),
                                     terms_of(self._store), self.lazy.role_ids, self.lazy.values, self._state, n,
@@ -205,13 +215,15 @@ class LazyStateMachine(StateMachine):
                 if status == gk.NO_MOVE:
                     stuck = frozenset(self._term(i) for i in self._state[: info[4]].tolist())
                     raise no_legal_move_error(self._roles[int(info[3])], stuck, int(info[1]))
+                n = int(info[4])  # the playout goes on from the state it stopped in
                 if status == gk.STATE_FULL:
-                    self._state = np.zeros(2 * int(info[3]), dtype=np.int32)
-                    continue
-                if status == gk.LEGAL_FULL:
+                    grown = np.zeros(2 * int(info[3]), dtype=np.int32)
+                    grown[:n] = self._state[:n]
+                    self._state = grown
+                elif status == gk.LEGAL_FULL:
                     self._legal = np.zeros(2 * int(info[3]), dtype=np.int32)
-                    continue
-                failed = next(e for e in evaluators if e.tables.status[0] != OK)
-                failed.grow(int(status), self._store)
+                else:
+                    failed = next(e for e in evaluators if e.tables.status[0] != OK)
+                    failed.grow(int(status), self._store)
             goals = tuple(int(v) for v in self._goals[:n_roles])
         return goals, int(info[1]), bool(info[2]), moves, choices

@@ -55,6 +55,8 @@ class Sample:
 
     states: list = field(default_factory=list)
     views: dict = field(default_factory=dict)
+    #: rows each view needed room for, by `program.view_key`
+    rows: dict = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -100,6 +102,9 @@ def sample(programs: dict, store, role_ids: np.ndarray, init_ids: np.ndarray, ma
                                  dtype=np.int32)
     except ReasonerError:
         pass  # a first join order too bad to sample with: keep what was met
+    for evaluator in (legal, step):
+        for v, key in enumerate(evaluator.compiled.views):
+            found.rows[key] = max(found.rows.get(key, 0), int(evaluator.caps[v]))
     if len(met) > max_states:
         met = [met[i] for i in sorted(rng.sample(range(len(met)), max_states))]
     found.states = met

@@ -1,8 +1,8 @@
-"""The propnet and the Prolog engine agree, step by step, on random walks through
-every game of `gdl_games/`: the state, each role's legal moves, terminal and
-goals, and each role's percepts in the GDL-II games (which the propnet hands to
-a Prolog engine of its own). The games are ours, so both engines must handle
-all of them."""
+"""The compiled engines (the propnet and the lazy engine) and the Prolog engine
+agree, step by step, on random walks through every game of `gdl_games/`: the
+state, each role's legal moves, terminal and goals, and each role's percepts
+in the GDL-II games (which a compiled engine hands to a Prolog engine of its
+own). The games are ours, so every engine must handle all of them."""
 
 import os
 import random
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.gdl import Dialect, load_game
+from ggp_agent.propnet.lazy.machine import LazyStateMachine
 from ggp_agent.propnet.machine import PropnetStateMachine
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
@@ -28,13 +29,13 @@ def game_files() -> list[Path]:
     return files
 
 
-def walk_and_compare(path: Path, steps: int, seed: int) -> int:
+def walk_and_compare(path: Path, steps: int, seed: int, compiled=PropnetStateMachine) -> int:
     """Random joint moves for `steps` steps (restarting at terminal states);
     returns how many terminal states were met."""
     game = load_game(path)
     rng = random.Random(seed)
     terminals = 0
-    with PropnetStateMachine(game) as propnet, PrologStateMachine(game) as prolog:
+    with compiled(game) as propnet, PrologStateMachine(game) as prolog:
         roles = range(len(prolog.roles))
         ours = theirs = None
         for step in range(steps):
@@ -59,15 +60,21 @@ def walk_and_compare(path: Path, steps: int, seed: int) -> int:
     return terminals
 
 
-def test_engines_agree_on_tictactoe_quickly():
-    assert walk_and_compare(GAMES / "tictactoe.kif", 200, seed=1) > 5
+COMPILED = [PropnetStateMachine, LazyStateMachine]
 
 
-def test_engines_agree_on_a_gdl_ii_game_quickly():
-    assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1) > 5
+@pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
+def test_engines_agree_on_tictactoe_quickly(compiled):
+    assert walk_and_compare(GAMES / "tictactoe.kif", 200, seed=1, compiled=compiled) > 5
+
+
+@pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
+def test_engines_agree_on_a_gdl_ii_game_quickly(compiled):
+    assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1, compiled=compiled) > 5
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
 @pytest.mark.parametrize("path", game_files(), ids=lambda p: p.stem)
-def test_engines_agree_on_1000_random_steps(path):
-    walk_and_compare(path, 1000, seed=2026)
+def test_engines_agree_on_1000_random_steps(path, compiled):
+    walk_and_compare(path, 1000, seed=2026, compiled=compiled)

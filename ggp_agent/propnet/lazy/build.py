@@ -44,6 +44,7 @@ from .layout import Program
 from .program import Sizes, Unstratified, compile_program, kept_rows, term_id
 from .sampling import sample
 from .sizes import InitialSizes, SampledSizes
+from .split import split_self_negations
 
 #: Static components are computed whole within these atoms and this share of
 #: the time (at most STATIC_TRIAL_S seconds): past them a component is
@@ -114,12 +115,12 @@ def _build(game: ValidatedGame, time_limit: float, sizes: Sizes) -> LazyGame:
     started = time.perf_counter()
     deadline = started + time_limit
     rules, _ = with_inert_fluents(prepare_rules(game))
+    rules, notes = split_self_negations(rules)
     store = TermStore()
     store.parenthesized = parenthesized_names(game.rules)
     dynamic = dynamic_relations(rules)
     model = Model(store, deadline, STATIC_TRIAL_ATOMS * 4, STATIC_TRIAL_ATOMS)
     static_rules = [rule for rule in rules if relation_key(rule.head) not in dynamic]
-    notes: list[str] = []
     try:
         asked = model.run(static_rules, lambda rule: rule.body, str,
                           trial=Trial(STATIC_TRIAL_ATOMS, min(STATIC_TRIAL_S, STATIC_TRIAL_SHARE * time_limit)))

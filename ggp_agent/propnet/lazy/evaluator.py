@@ -14,16 +14,18 @@ import numpy as np
 
 from ...reasoner.statemachine import ReasonerError
 from . import game_kernels as gk
-from .layout import FIRST_ROWS, OK, TERMS_FULL, VIEW_FULL, WORK_LIMIT, Tables, new_tables, terms_of
+from .layout import DEFAULT_WORK_BUDGET, FIRST_ROWS, OK, TERMS_FULL, VIEW_FULL, WORK_LIMIT, Tables, new_tables, terms_of
 from .vm import load_kept
 
 
 class Evaluator:
     """One program's tables, grown as they are found too small."""
 
-    def __init__(self, compiled, store, rows: Optional[dict] = None) -> None:
-        """`rows`: room each view is known to need, by view key (the build's sampling)."""
+    def __init__(self, compiled, store, rows: Optional[dict] = None, work_budget: int = DEFAULT_WORK_BUDGET) -> None:
+        """`rows`: room each view is known to need, by view key (the build's
+        sampling); `work_budget`: tuples one evaluation may make."""
         self.compiled = compiled
+        self.work_budget = work_budget
         program = compiled.program
         rows = rows or {}
         self.caps = np.array([max(FIRST_ROWS, rows.get(key, 0)) for key in compiled.views], dtype=np.int64)
@@ -37,7 +39,7 @@ class Evaluator:
         """New tables at the current sizes, the static relations loaded."""
         program = self.compiled.program
         while True:
-            tables = new_tables(program, self.caps)
+            tables = new_tables(program, self.caps, self.work_budget)
             for relation, rows in self.compiled.kept:
                 status = load_kept(program, tables, terms_of(store), relation, rows)
                 if status == TERMS_FULL:

@@ -7,7 +7,8 @@ outputs are read here by position: the `legal` program's `legal` then
 state is an array of fluent term ids (in no order); a move is a term id.
 
 `playout` plays uniformly random joint moves to the end in one call. Its
-`info` says how it ended: [status, steps, terminal, stuck role]. A status
+`info` says how it ended: [status, steps, terminal, stuck role, fluents of
+the last state, whether the last step's joint move was chosen]. A status
 other than OK means a table or the state buffer was full (the caller grows
 it and plays again) or a role had no legal move in a state that is not
 terminal (`NO_MOVE`, the role in info[3]); info[4] holds the fluents
@@ -147,30 +148,33 @@ def playout(PL, TL, PN, TN, PG, TG, S, role_ids, values, state, n_state, rng, ma
     info[2] = 0
     joint = moves_out[0]
     while True:
-        status = evaluate(PL, TL, S, state, n_state, role_ids, joint)
-        if status != OK:
-            info[0] = status
-            break
-        if output_count(PL, TL, 1) > 0:
-            info[2] = 1
-            break
-        if steps >= max_steps:
-            break
-        joint = moves_out[steps]
-        if output_count(PL, TL, 0) > len(legal_buf):
-            info[0] = LEGAL_FULL
-            info[3] = output_count(PL, TL, 0)
-            break
-        for role in range(n_roles):
-            n = legal_of(PL, TL, role_ids, role, legal_buf)
-            if n == 0:
-                info[0] = NO_MOVE
-                info[3] = role
+        if info[5] == 0:  # the step's joint move is still to choose
+            status = evaluate(PL, TL, S, state, n_state, role_ids, joint)
+            if status != OK:
+                info[0] = status
                 break
-            joint[role] = legal_buf[rand_below(rng, n)]
-            choices_out[steps, role] = 1 if n > 1 else 0
-        if info[0] != OK:
-            break
+            if output_count(PL, TL, 1) > 0:
+                info[2] = 1
+                break
+            if steps >= max_steps:
+                break
+            joint = moves_out[steps]
+            if output_count(PL, TL, 0) > len(legal_buf):
+                info[0] = LEGAL_FULL
+                info[3] = output_count(PL, TL, 0)
+                break
+            for role in range(n_roles):
+                n = legal_of(PL, TL, role_ids, role, legal_buf)
+                if n == 0:
+                    info[0] = NO_MOVE
+                    info[3] = role
+                    break
+                joint[role] = legal_buf[rand_below(rng, n)]
+                choices_out[steps, role] = 1 if n > 1 else 0
+            if info[0] != OK:
+                break
+            info[5] = 1
+        joint = moves_out[steps]  # chosen: a playout that stopped here goes on with the same move
         status = evaluate(PN, TN, S, state, n_state, role_ids, joint)
         if status != OK:
             info[0] = status
@@ -182,6 +186,7 @@ def playout(PL, TL, PN, TN, PG, TG, S, role_ids, values, state, n_state, rng, ma
             break
         n_state = n
         steps += 1
+        info[5] = 0
     info[1] = steps
     info[4] = n_state
     if info[0] != OK:

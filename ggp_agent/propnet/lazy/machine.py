@@ -37,7 +37,7 @@ from . import game_kernels as gk
 from .build import LazyGame, LazyUnavailable
 from .games import LAZY_GAMES
 from .evaluator import Evaluator
-from .layout import OK, terms_of
+from .layout import DEFAULT_WORK_BUDGET, OK, terms_of
 from .program import term_id
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,8 @@ class LazyStateMachine(StateMachine):
     engine_name = "lazy"
 
     def __init__(self, game: ValidatedGame, time_limit: float = 60.0, lazy: Optional[LazyGame] = None,
-                 percept_engine: Optional[StateMachine] = None, **_ignored) -> None:
+                 percept_engine: Optional[StateMachine] = None, work_budget: int = DEFAULT_WORK_BUDGET,
+                 **_ignored) -> None:
         started = time.perf_counter()
         if lazy is not None:
             built, self.cached = lazy, False
@@ -69,7 +70,7 @@ class LazyStateMachine(StateMachine):
         self._lock = threading.RLock()
         self._warn_goal = WarnOnce(log, "lazy")
         self._ids: dict[Term, int] = {}
-        self._evaluators = {name: Evaluator(compiled, self._store, built.rows)
+        self._evaluators = {name: Evaluator(compiled, self._store, built.rows, work_budget)
                             for name, compiled in built.programs.items()}
         self._state = np.zeros(FIRST_STATE, dtype=np.int32)
         self._moves = np.full(max(1, len(self._roles)), -1, dtype=np.int32)
@@ -200,7 +201,7 @@ class LazyStateMachine(StateMachine):
         n_roles = len(self._roles)
         moves = np.full((max(1, max_steps), max(1, n_roles)), -1, dtype=np.int32)
         choices = np.zeros((max(1, max_steps), max(1, n_roles)), dtype=np.int8)
-        info = np.zeros(5, dtype=np.int64)
+        info = np.zeros(6, dtype=np.int64)
         names = ("legal", "next", "goal")
         with self._lock:
             self._loaded = None

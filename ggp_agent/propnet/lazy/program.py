@@ -202,15 +202,17 @@ class _Compiler:
         delta: the fewest rows)."""
         positives = [l for l in rule.body if is_positive_sentence(l)]
         tests = [l for l in rule.body if not is_positive_sentence(l)]
+        names_of = {literal: frozenset(variables(literal)) for literal in rule.body}
+        estimates = {literal: self.sizes.estimate(literal) for literal in positives}
         bound: set = set()
         ordered: list = []
         if first is not None:
             chosen = rule.body[first]
             positives.remove(chosen)
             ordered.append(chosen)
-            bound.update(variables(chosen))
+            bound.update(names_of[chosen])
         while True:
-            ready = [t for t in tests if set(variables(t)) <= bound]
+            ready = [t for t in tests if names_of[t] <= bound]
             for test in ready:
                 tests.remove(test)
                 ordered.append(test)
@@ -218,8 +220,8 @@ class _Compiler:
                 break
             best, best_cost = 0, None
             for i, literal in enumerate(positives):
-                names = set(variables(literal))
-                rows, values = self.sizes.estimate(literal)
+                names = names_of[literal]
+                rows, values = estimates[literal]
                 for name in names & bound:
                     rows /= max(1.0, values.get(name, 1.0))
                 if names <= bound:
@@ -232,7 +234,7 @@ class _Compiler:
                     best, best_cost = i, cost
             chosen = positives.pop(best)
             ordered.append(chosen)
-            bound.update(variables(chosen))
+            bound.update(names_of[chosen])
         if tests:
             raise ValueError(f"unsafe rule: {rule}")
         return ordered
@@ -415,4 +417,5 @@ def kept_rows(relation: Optional[np.ndarray], arity: int) -> np.ndarray:
     """Rows of a static relation as the loader takes them (n x arity, int32, C order)."""
     if relation is None:
         return np.zeros((0, arity), dtype=np.int32)
-    return np.ascontiguousarray(relation, dtype=np.int32).reshape(-1, arity)
+    rows = np.ascontiguousarray(relation, dtype=np.int32)
+    return rows.reshape(len(rows), arity)

@@ -68,9 +68,8 @@ def sample(programs: dict, store, role_ids: np.ndarray, init_ids: np.ndarray, ma
     `seconds` run out first."""
     started = time.perf_counter()
     deadline = started + seconds
-    legal, step = Evaluator(programs["legal"], store), Evaluator(programs["next"], store)
-    for evaluator in (legal, step):
-        evaluator.tables.counters[2] = SAMPLE_WORK
+    legal = Evaluator(programs["legal"], store, work_budget=SAMPLE_WORK)
+    step = Evaluator(programs["next"], store, work_budget=SAMPLE_WORK)
     rng = random.Random(seed)
     found = Sample()
     met: list = []

@@ -111,7 +111,10 @@ def compiled_engine(game: ValidatedGame, time_limit: float, **options) -> StateM
     """A compiled engine within `time_limit` seconds: the full propnet when it
     builds within its share, else the lazy engine (its rules evaluated on
     each state) in the time left; PropnetUnavailable, with both reasons,
-    when neither is made."""
+    when neither is made. A network that gave up at a relation only the
+    goal reads (sudoku) is built again without the goal, and plays beside
+    the lazy engine's goal program (`HybridStateMachine`)."""
+    from .propnet.lazy.hybrid import HybridStateMachine, goal_only
     from .propnet.machine import PropnetUnavailable
 
     started = time.perf_counter()
@@ -119,6 +122,14 @@ def compiled_engine(game: ValidatedGame, time_limit: float, **options) -> StateM
         return _full_propnet(game, time_limit=FULL_NETWORK_SHARE * time_limit, **options)
     except PropnetUnavailable as error:
         full = error
+    if goal_only(game, full.reason):
+        left = FULL_NETWORK_SHARE * time_limit - (time.perf_counter() - started)
+        log.info("engine: the full propnet gave up on the goal (%s); a network without it gets %.2f s",
+                 full.reason, left)
+        try:
+            return HybridStateMachine(game, time_limit=left, **options)
+        except ReasonerError as error:
+            log.info("engine: no network for the moves (%s)", error)
     left = time_limit - (time.perf_counter() - started)
     log.info("engine: the full propnet gave up (%s); the lazy engine gets %.2f s", full.reason, left)
     try:
@@ -218,8 +229,10 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
         else:
             how = (f"an earlier build of these rules in this process ({machine.stats['build_s']:.2f} s then)"
                    if machine.cached else f"built in {machine.build_s:.2f} s")
-            size = (f"{machine.stats['gates']} gates, {machine.stats['propositions']} propositions"
-                    if machine.engine_name == "propnet" else f"{machine.stats['rules']} rules in its programs")
+            size = ", ".join(part for part, shown in (
+                (f"{machine.stats.get('gates')} gates, {machine.stats.get('propositions')} propositions",
+                 "gates" in machine.stats),
+                (f"{machine.stats.get('rules')} rules in its programs", "rules" in machine.stats)) if shown)
             choice = EngineChoice(machine.engine_name, f"{machine.engine_name} {how} ({size})",
                                   time.perf_counter() - started)
             log.info("engine: %s", choice.reason)

@@ -51,7 +51,10 @@ from .split import split_self_negations
 #: evaluated per state, under demand.
 STATIC_TRIAL_ATOMS = 1_000_000
 STATIC_TRIAL_SHARE = 0.1
-STATIC_TRIAL_S = 1.0
+STATIC_TRIAL_S = 3.0
+
+#: Static relations computed whole before the others, off trial.
+WHOLE = (("init", 1), ("role", 1))
 
 #: The states sampled for the join orders (`sampling.py`), and the time it may take.
 SAMPLED_STATES = 32
@@ -121,8 +124,13 @@ def _build(game: ValidatedGame, time_limit: float, sizes: Sizes) -> LazyGame:
     dynamic = dynamic_relations(rules)
     model = Model(store, deadline, STATIC_TRIAL_ATOMS * 4, STATIC_TRIAL_ATOMS)
     static_rules = [rule for rule in rules if relation_key(rule.head) not in dynamic]
+    needed = _relevant(static_rules, WHOLE)
     try:
-        asked = model.run(static_rules, lambda rule: rule.body, str,
+        # the initial state and the roles whole, whatever they cost (within the
+        # time limit); every other static component on trial
+        model.run([rule for rule in static_rules if relation_key(rule.head) in needed], lambda rule: rule.body, str)
+        asked = model.run([rule for rule in static_rules if relation_key(rule.head) not in needed],
+                          lambda rule: rule.body, str,
                           trial=Trial(STATIC_TRIAL_ATOMS, min(STATIC_TRIAL_S, STATIC_TRIAL_SHARE * time_limit)))
     except ModelUnstratified as error:
         raise LazyUnavailable(f"unstratified static rules: {error}") from None
@@ -134,8 +142,6 @@ def _build(game: ValidatedGame, time_limit: float, sizes: Sizes) -> LazyGame:
     computed = {relation_key(rule.head) for rule in static_rules} - asked
     runtime = [rule for rule in rules if relation_key(rule.head) in dynamic or relation_key(rule.head) in asked]
     init_rows, _ = model.atoms_of(("init", 1))
-    if ("init", 1) in asked:
-        raise LazyUnavailable("the initial state is too large to compute")
     init_ids = np.unique(init_rows[:, 0]).astype(np.int32) if len(init_rows) else np.zeros(0, dtype=np.int32)
     role_ids = np.array([term_id(store, role) for role in game.roles], dtype=np.int32)
 

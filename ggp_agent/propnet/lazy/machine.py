@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import random
 import threading
 import time
 from typing import Optional, Sequence
@@ -190,6 +191,30 @@ class LazyStateMachine(StateMachine):
         record = [tuple((self._term(moves[t, r]), bool(choices[t, r])) for r in range(len(self._roles)))
                   for t in range(steps)]
         return RecordedPlayout(goals, steps, terminal, record)
+
+    def random_joint_move(self, state: State, rng: random.Random) -> list[tuple[Term, bool]]:
+        """One uniformly random legal move per role from one evaluation of the
+        state, only the chosen moves made terms (a search that plays one step
+        per call asks this at every step)."""
+        with self._lock:
+            evaluator = self._legal_run(state)
+            program, tables = evaluator.compiled.program, evaluator.tables
+            count = int(gk.output_count(program, tables, 0))
+            if count > len(self._legal):
+                self._legal = np.zeros(2 * count, dtype=np.int32)
+            joint = []
+            for role in range(len(self._roles)):
+                n = gk.legal_of(program, tables, self.lazy.role_ids, role, self._legal)
+                if n == 0:
+                    raise no_legal_move_error(self._roles[role], state)
+                joint.append((self._term(self._legal[rng.randrange(n)]), n > 1))
+        return joint
+
+    def bench(self, seconds: float, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS) -> dict:
+        """The base class's benchmark, with the build's figures."""
+        report = super().bench(seconds, max_steps)
+        report.update(engine_used=self.engine_name, lazy_build_s=self.stats["build_s"], rules=self.stats["rules"])
+        return report
 
     def random_playout(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,
                        seed: Optional[int] = None) -> Playout:

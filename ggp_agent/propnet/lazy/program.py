@@ -200,40 +200,43 @@ class _Compiler:
         """The body in evaluation order (module docstring); the literal at
         index `first` of the body first when given (a semi-naive round's
         delta: the fewest rows)."""
-        positives = [l for l in rule.body if is_positive_sentence(l)]
-        tests = [l for l in rule.body if not is_positive_sentence(l)]
-        names_of = {literal: frozenset(variables(literal)) for literal in rule.body}
-        estimates = {literal: self.sizes.estimate(literal) for literal in positives}
+        body = rule.body
+        # by index: a literal's hash walks its whole term, and rules of twenty literals are common
+        names_of = [frozenset(variables(literal)) for literal in body]
+        positives = [i for i, literal in enumerate(body) if is_positive_sentence(literal)]
+        tests = [i for i, literal in enumerate(body) if not is_positive_sentence(literal)]
+        estimates = {i: self.sizes.estimate(body[i]) for i in positives}
         bound: set = set()
         ordered: list = []
         if first is not None:
-            chosen = rule.body[first]
-            positives.remove(chosen)
-            ordered.append(chosen)
-            bound.update(names_of[chosen])
+            positives.remove(first)
+            ordered.append(body[first])
+            bound.update(names_of[first])
         while True:
             ready = [t for t in tests if names_of[t] <= bound]
             for test in ready:
                 tests.remove(test)
-                ordered.append(test)
+                ordered.append(body[test])
             if not positives:
                 break
             best, best_cost = 0, None
-            for i, literal in enumerate(positives):
-                names = names_of[literal]
-                rows, values = estimates[literal]
-                for name in names & bound:
+            for position, i in enumerate(positives):
+                names = names_of[i]
+                rows, values = estimates[i]
+                shared = names & bound
+                for name in shared:
                     rows /= max(1.0, values.get(name, 1.0))
-                if names <= bound:
+                inside = names <= bound
+                if inside:
                     rows = min(rows, 1.0)
                 # a literal that shares nothing with what is bound makes a
                 # product: only when nothing else is left, or it is a lookup
-                apart = bool(bound) and not (names & bound) and not names <= bound
-                cost = (apart, max(rows, MIN_ROWS), len(names - bound))
+                apart = bool(bound) and not shared and not inside
+                cost = (apart, max(rows, MIN_ROWS), len(names) - len(shared))
                 if best_cost is None or cost < best_cost:
-                    best, best_cost = i, cost
+                    best, best_cost = position, cost
             chosen = positives.pop(best)
-            ordered.append(chosen)
+            ordered.append(body[chosen])
             bound.update(names_of[chosen])
         if tests:
             raise ValueError(f"unsafe rule: {rule}")

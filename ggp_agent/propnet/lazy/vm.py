@@ -158,8 +158,9 @@ def _bucket_row(T, ix, h):
 
 
 @inline_kernel
-def _append(P, T, v, values, n):
-    """Append a row of `n` cells to view v and chain it into its indexes;
+def _append(P, T, v, values, n, known_ix, known_h):
+    """Append a row of `n` cells to view v and chain it into its indexes
+    (index `known_ix`'s hash of the row is `known_h`, already computed);
     VIEW_FULL when the view has no room."""
     row = T.view_n[v]
     if row >= T.view_cap[v]:
@@ -173,7 +174,7 @@ def _append(P, T, v, values, n):
     generation = T.counters[0]
     for i in range(P.view_index_ptr[v], P.view_index_ptr[v + 1]):
         ix = P.view_indexes[i]
-        h = _row_hash(P, T, ix, cell0)
+        h = known_h if ix == known_ix else _row_hash(P, T, ix, cell0)
         slot = T.index_head_base[ix] + np.int64(h & np.uint64(T.index_mask[ix]))
         if T.heads_gen[slot] == generation or T.heads_gen[slot] == KEPT_GENERATION:
             T.nexts[T.index_next_base[ix] + row] = T.heads_row[slot]
@@ -211,13 +212,13 @@ def insert_tuple(P, T, S, r, args):
     T.counters[1] += 1
     if T.counters[1] > T.counters[2]:
         return WORK_LIMIT
-    status = _append(P, T, identity, args, arity)
+    status = _append(P, T, identity, args, arity, ix, h)
     if status != OK:
         return status
     for i in range(P.rel_view_ptr[r] + 1, P.rel_view_ptr[r + 1]):
         v = P.rel_views[i]
         if match_shape(P, T, S, v, args):
-            status = _append(P, T, v, T.leaves, P.view_width[v])
+            status = _append(P, T, v, T.leaves, P.view_width[v], -1, h)
             if status != OK:
                 return status
     return 1

@@ -145,8 +145,9 @@ class Tables(NamedTuple):
     index_head_base: np.ndarray  # int64: first bucket in heads_*
     index_mask: np.ndarray  # int64: buckets - 1
     index_next_base: np.ndarray  # int64: first chain link in `nexts` (one per row of the view)
-    heads_row: np.ndarray  # int32
-    heads_gen: np.ndarray  # int32: a bucket is valid when it holds this evaluation's generation (or the kept one)
+    #: int64 per bucket: generation << 32 | newest row; a bucket is valid when
+    #: it holds this evaluation's generation (or the kept one); -1 empty
+    heads: np.ndarray
     nexts: np.ndarray  # int32
     #: [0]: this evaluation's generation; [1]: tuples made; [2]: the budget of tuples
     counters: np.ndarray  # int64
@@ -218,8 +219,7 @@ def new_tables(program: Program, caps: np.ndarray, work_budget: int = DEFAULT_WO
         view_base=view_base, view_cap=caps.copy(), view_n=np.zeros(program.n_view, dtype=np.int64),
         cells=np.zeros(max(1, n_cells), dtype=np.int32),
         index_head_base=head_base, index_mask=buckets - 1, index_next_base=next_base,
-        heads_row=np.full(max(1, n_heads), -1, dtype=np.int32),
-        heads_gen=np.full(max(1, n_heads), -1, dtype=np.int32),
+        heads=np.full(max(1, n_heads), -1, dtype=np.int64),
         nexts=np.full(max(1, n_nexts), -1, dtype=np.int32),
         counters=counters, rule_rows=np.zeros(max(1, program.n_rule), dtype=np.int64),
         status=np.zeros(2, dtype=np.int64),

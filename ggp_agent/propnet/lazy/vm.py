@@ -14,7 +14,8 @@ Nothing here allocates: tables have fixed room, and a kernel that runs out
 returns a status (`layout.TERMS_FULL`, `VIEW_FULL` with the view) so that the
 caller grows what is full and evaluates again (an evaluation is a pure
 function of the facts). Every table is emptied in constant time: an index
-bucket is valid only when it holds the evaluation's generation.
+bucket is valid only when it holds the evaluation's generation (one int64 a
+bucket: the generation above the row, so a probe reads one cache line).
 
 This module must not know about games, moves or states: it runs programs.
 """
@@ -33,6 +34,10 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL = np.uint64(0xBF58476D1CE4E5B9)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
+_S32I = np.int64(32)
+_LOW32 = np.int64(0xFFFFFFFF)
+#: Generations stay below this, so that one shifted up stays a positive int64.
+_LAST_GENERATION = 1 << 30
 _EMPTY = -1
 
 
@@ -150,10 +155,10 @@ def _row_hash(P, T, ix, cell0):
 @inline_kernel
 def _bucket_row(T, ix, h):
     """The newest row of the bucket of hash h in index ix (-1 when none this evaluation)."""
-    slot = T.index_head_base[ix] + np.int64(h & np.uint64(T.index_mask[ix]))
-    generation = T.heads_gen[slot]
+    head = T.heads[T.index_head_base[ix] + np.int64(h & np.uint64(T.index_mask[ix]))]
+    generation = head >> _S32I
     if generation == T.counters[0] or generation == KEPT_GENERATION:
-        return np.int64(T.heads_row[slot])
+        return head & _LOW32
     return np.int64(-1)
 
 
@@ -176,12 +181,12 @@ def _append(P, T, v, values, n, known_ix, known_h):
         ix = P.view_indexes[i]
         h = known_h if ix == known_ix else _row_hash(P, T, ix, cell0)
         slot = T.index_head_base[ix] + np.int64(h & np.uint64(T.index_mask[ix]))
-        if T.heads_gen[slot] == generation or T.heads_gen[slot] == KEPT_GENERATION:
-            T.nexts[T.index_next_base[ix] + row] = T.heads_row[slot]
+        head = T.heads[slot]
+        if (head >> _S32I) == generation or (head >> _S32I) == KEPT_GENERATION:
+            T.nexts[T.index_next_base[ix] + row] = head & _LOW32
         else:
             T.nexts[T.index_next_base[ix] + row] = -1
-        T.heads_row[slot] = row
-        T.heads_gen[slot] = generation
+        T.heads[slot] = (generation << _S32I) | row
     return OK
 
 
@@ -373,6 +378,11 @@ def reset(P, T):
     """Empty every relation but the static ones, in constant time per view."""
     T.counters[0] += 1
     T.counters[1] = 0
+    if T.counters[0] >= _LAST_GENERATION:  # once in a billion evaluations: start the generations again
+        for slot in range(len(T.heads)):
+            if (T.heads[slot] >> _S32I) != KEPT_GENERATION:
+                T.heads[slot] = -1
+        T.counters[0] = KEPT_GENERATION + 1
     for v in range(P.n_view):
         if P.rel_static[P.view_rel[v]] == 0:
             T.view_n[v] = 0

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what ggp-agent needs and is missing: Debian's swi-prolog-nox (when
-# `swipl` is absent), a virtual environment, and the package into it.
+# `swipl` is absent), a virtual environment, and the package into it; with the
+# test extra also Debian's chromium and chromium-driver, the browser the status
+# page's tests drive (serving needs no browser).
 # One script for every set-up path: `make serve`, `make test` and the Docker image
 # all run it, so the steps a user runs are the steps CI proves.
 #
 # Usage: docker/install.sh [VENV_DIR] [EXTRAS]
 #   VENV_DIR  where the virtual environment goes (default: .venv)
-#   EXTRAS    pip extras to install, e.g. "test" (default: none)
+#   EXTRAS    pip extras to install, comma-separated, e.g. "test" (default: none)
 # Environment: PYTHON (interpreter for the venv, default python3),
 #   GGP_EDITABLE=0 to install a copy instead of an editable install.
 set -euo pipefail
@@ -16,17 +18,37 @@ venv="${1:-$root/.venv}"
 extras="${2:-}"
 python="${PYTHON:-python3}"
 
-if ! command -v swipl >/dev/null 2>&1; then
-    echo "install: swipl not found, installing Debian's swi-prolog-nox" >&2
-    sudo=""
+# Debian packages, as root or through sudo; apt's lists are updated once.
+apt_updated=""
+apt_install() {
+    local sudo=""
     if [ "$(id -u)" != 0 ]; then
         if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
-            echo "install: need root or sudo to apt-get install swi-prolog-nox" >&2; exit 1
+            echo "install: need root or sudo to apt-get install $*" >&2; exit 1
         fi
     fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends swi-prolog-nox
+    if [ -z "$apt_updated" ]; then
+        $sudo apt-get update -qq
+        apt_updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+
+if ! command -v swipl >/dev/null 2>&1; then
+    echo "install: swipl not found, installing Debian's swi-prolog-nox" >&2
+    apt_install swi-prolog-nox
 fi
+
+# The test extra's browser: Debian's build and its driver, at the paths the
+# tests give Selenium (tests/server/browser.py), so nothing downloads one later.
+case ",$extras," in
+    *,test,*)
+        if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+            echo "install: chromium or chromedriver not found, installing Debian's chromium and chromium-driver" >&2
+            apt_install chromium chromium-driver
+        fi
+        ;;
+esac
 
 if [ ! -x "$venv/bin/python" ]; then
     echo "install: creating virtual environment $venv" >&2

@@ -85,7 +85,7 @@ def _prolog(game: ValidatedGame, **options) -> StateMachine:
 
 
 def _full_propnet(game: ValidatedGame, **options) -> StateMachine:
-    from .propnet.machine import PropnetStateMachine
+    from .propnet.machine.state_machine import PropnetStateMachine
 
     return PropnetStateMachine(game, **options)
 
@@ -115,7 +115,7 @@ def compiled_engine(game: ValidatedGame, time_limit: float, **options) -> StateM
     goal reads (sudoku) is built again without the goal, and plays beside
     the lazy engine's goal program (`HybridStateMachine`)."""
     from .propnet.lazy.hybrid import HybridStateMachine, goal_only
-    from .propnet.machine import PropnetUnavailable
+    from .propnet.machine.state_machine import PropnetUnavailable
 
     started = time.perf_counter()
     try:
@@ -218,7 +218,7 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
 
     `options` go to both engines (each ignores those it does not know).
     """
-    from .propnet.machine import PropnetUnavailable
+    from .propnet.machine.state_machine import PropnetUnavailable
 
     started = time.perf_counter()
     if budget_s > 0:

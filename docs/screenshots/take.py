@@ -1,6 +1,7 @@
 """Screenshots of the status page and of a replay, for the docs: real matches
 of our agent (`ggp-agent serve`, one thread) against flat Monte Carlo, each page
-taken by headless Chromium, as a person would see it.
+taken by headless Chromium through Selenium (`tests/server/browser.py`: Debian's
+chromium and chromium-driver, which `make test` installs), as a person would see it.
 
     .venv/bin/python docs/screenshots/take.py [GAME ...]
 
@@ -24,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tests.server.browser import BROWSER, browse  # noqa: E402
+from tests.server.browser import chromium, missing_browser  # noqa: E402
 
 SHARED = Path(os.environ.get("GGP_SHARED", REPO.parent / "shared"))
 HERE = Path(__file__).resolve().parent
@@ -54,15 +55,18 @@ def small_png(path: Path) -> None:
     path.write_bytes(buffer.getvalue())
 
 
-def shoot(url: str, target: Path, profile: Path, size: str) -> None:
-    browse(url, profile, screenshot=target, size=size)
+def shoot(url: str, target: Path, profile: Path, size: tuple[int, int]) -> None:
+    with chromium(profile, *size) as browser:
+        browser.get(url)
+        browser.save_screenshot(str(target))
     small_png(target)
     print(f"{target.name}: {target.stat().st_size // 1024} KB")
 
 
 def main(names: list[str]) -> int:
-    if BROWSER is None:
-        print("chromium is not installed (apt-get install chromium)")
+    problem = missing_browser()
+    if problem:
+        print(problem)
         return 1
     work = Path(tempfile.mkdtemp(prefix="screenshots-"))
     records = work / "records"
@@ -86,13 +90,13 @@ def main(names: list[str]) -> int:
                 time.sleep(0.2)
             else:
                 raise RuntimeError(f"{name}: the match ended before move {live_after}")
-            shoot(f"http://127.0.0.1:{port}/", HERE / f"{name}-live.png", work / "profile", "1000,720")
+            shoot(f"http://127.0.0.1:{port}/", HERE / f"{name}-live.png", work / f"{name}-live", (1000, 720))
             match.wait(timeout=900)
             while status(port)["matches"]:
                 time.sleep(0.2)
             time.sleep(1.0)  # the record is written after the STOP's reply
-            shoot(f"http://127.0.0.1:{port}/match/{match_id}", HERE / f"{name}-replay.png", work / "profile",
-                  "1000,900")
+            shoot(f"http://127.0.0.1:{port}/match/{match_id}", HERE / f"{name}-replay.png", work / f"{name}-replay",
+                  (1000, 900))
     finally:
         serve.terminate()
         serve.wait(timeout=30)

@@ -8,7 +8,7 @@ import logging.handlers
 import sys
 from typing import Optional, Sequence
 
-from ..propnet.numba_cache import use_readable_cache
+from ..propnet.jit.numba_cache import use_readable_cache
 from . import experiment, games, matches, profile, service
 from .errors import CommandError
 

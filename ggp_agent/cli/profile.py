@@ -7,7 +7,7 @@ gdb's JIT interface, though, so gdb attached to the running process names
 the function that holds an address. This command runs the workload in a
 child process (`--child`), samples it with `perf record`, asks gdb for the
 function of every hot address and sums the samples by kernel
-(`search.tree.descend`, `propnet.lane_gates.post_move_sparse`, ...). Callees
+(`search.tree.descend`, `propnet.kernels.lane_gates.post_move_sparse`, ...). Callees
 that LLVM inlined count in their caller.
 
 It needs Linux's `perf` (perf_event_paranoid at most 2) and `gdb`; a
@@ -168,7 +168,7 @@ def _child(args) -> int:
     """The workload: the game's opening searched (or random lane playouts) for
     `seconds`, after a warm 0.5 s so that loading the kernels is not sampled."""
     from ..engines import make_state_machine
-    from ..propnet.bench import bench_net
+    from ..propnet.machine.bench import bench_net
     from ..reasoner.statemachine import ReasonerError
 
     try:

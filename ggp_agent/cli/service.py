@@ -220,7 +220,7 @@ def _exit_without_teardown() -> None:
 
 
 def run_warmup(args) -> int:
-    from ..propnet.numba_cache import cache_description
+    from ..propnet.jit.numba_cache import cache_description
     from ..search.warmup import WarmUpStatus, warm_up
 
     steps = warm_up()

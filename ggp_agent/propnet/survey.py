@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..gdl import GdlError, load_game
 from ..reasoner.statemachine import ReasonerError
-from .machine import PropnetStateMachine, PropnetUnavailable
+from .machine.state_machine import PropnetStateMachine, PropnetUnavailable
 
 
 def survey_game(path: Path, budget: float) -> dict:

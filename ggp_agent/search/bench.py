@@ -28,8 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence
 
-from ..propnet.bench import bench_net
-from ..propnet.machine import PropnetStateMachine
+from ..propnet.machine.bench import bench_net
+from ..propnet.machine.state_machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .registry import make_tree_search
 from .registry import make_search

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Mapping, Optional
 
 from ..cores import allowed_cores
-from ..propnet.machine import PropnetStateMachine
+from ..propnet.machine.state_machine import PropnetStateMachine
 from ..reasoner.statemachine import StateMachine
 from .contract.interface import Search
 from .driver.tree_search import TreeSearch

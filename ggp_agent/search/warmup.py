@@ -26,16 +26,16 @@ from numba.core.registry import CPUDispatcher
 
 from ..engines import make_state_machine
 from ..gdl import ValidatedGame, load_game
-from ..propnet import (
-    bench, bits, component_groups, component_kernels, graph_kernels, lane_gates, lane_kernels, order_kernels,
-    sparse_plan, state_kernels,
-)
-from ..propnet.compiled import COMPILED
+from ..propnet.jit.decorators import dispatchers
+from ..propnet.jit.numba_cache import counting_compilations
+from ..propnet.kernels import bits, component_kernels, lane_gates, lane_kernels, state_kernels
 from ..propnet.lazy import game_kernels as lazy_game_kernels
+from ..propnet.lazy import goal_kernels as lazy_goal_kernels
 from ..propnet.lazy import vm as lazy_vm
-from ..propnet.jit import dispatchers
-from ..propnet.numba_cache import counting_compilations
-from ..propnet.sparse_plan import planned
+from ..propnet.machine import bench
+from ..propnet.machine.compiled import COMPILED
+from ..propnet.network import component_groups, graph_kernels, order_kernels, sparse_plan
+from ..propnet.network.sparse_plan import planned
 from ..reasoner.statemachine import StateMachine
 from .choices import codes_choice
 from .registry import make_tree_search
@@ -47,7 +47,7 @@ from .tree.params import PARALLEL, RULES
 #: Every module that defines numba kernels: what the warm-up must load.
 KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
                   bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, iteration, root, collect,
-                  kernels, lane_search, codes_choice, lazy_vm, lazy_game_kernels)
+                  kernels, lane_search, codes_choice, lazy_vm, lazy_game_kernels, lazy_goal_kernels)
 
 log = logging.getLogger(__name__)
 

@@ -29,8 +29,8 @@ def test_a_numba_symbol_reads_as_module_and_function():
     mangled = ("_ZN9ggp_agent6search4tree7descendB4v199B38c8tJTIeFIjxB2IKSgI4CrvQClUZKEGARTQA_3dE2254"
                "Arena_28array_28uint64_2c_201d_2c_20C_29")
     assert kernel_name(mangled) == "search.tree.descend"
-    assert kernel_name("_ZN9ggp_agent7propnet10lane_gates16post_move_sparseB4v12") == \
-        "propnet.lane_gates.post_move_sparse"
+    assert kernel_name("_ZN9ggp_agent7propnet7kernels10lane_gates16post_move_sparseB4v12") == \
+        "propnet.kernels.lane_gates.post_move_sparse"
     assert kernel_name("clear_page_erms") == "clear_page_erms"
 
 
@@ -59,7 +59,7 @@ def test_profile_names_the_search_kernels_of_a_running_search(capsys):
     assert main(["profile", str(GAMES / "breakthrough_6x6.kif"), "--seconds", "2", "--top", "40"]) == 0
     out = capsys.readouterr().out
     assert "breakthrough_6x6, mcps: 2 s sampled" in out
-    assert "search.tree.iteration.descend" in out and "propnet.lane_kernels.choose_moves" in out
+    assert "search.tree.iteration.descend" in out and "propnet.kernels.lane_kernels.choose_moves" in out
 
 
 def test_profile_rejects_a_broken_game_with_the_rule_before_starting_anything(tmp_path, capsys):

@@ -12,7 +12,7 @@ import pytest
 
 from ggp_agent.gdl import Dialect, load_game
 from ggp_agent.propnet.lazy.machine import LazyStateMachine
-from ggp_agent.propnet.machine import PropnetStateMachine
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
 from ..helpers import GAMES

@@ -8,6 +8,7 @@ protocol, so the same checks can run against any engine. Nothing here reads
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 
@@ -29,6 +30,8 @@ def load_games_script(name: str):
 
 generate = load_games_script("generate")
 measure = load_games_script("measure")
+#: The Go family's templates (the generator puts `gdl_games/` on the path for its `kif_templates`).
+go_family = importlib.import_module("kif_templates.go_family")
 
 _machines: dict = {}
 

@@ -10,7 +10,7 @@ it at every step: the mover's legal moves, the board after each move (so every
 capture), the terminal flag and the result. Hand-made positions pin the rules
 the reference itself could get wrong (ko, suicide, the komi) to known answers.
 
-The move cap and the komi come from the generator (`go_move_limit`, `GO_KOMI`):
+The move cap and the komi come from the Go family's template (`go_move_limit`, `GO_KOMI`):
 they are the library's choices, stated once. Nothing here reads `../shared`.
 """
 
@@ -25,7 +25,7 @@ import pytest
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import Compound, load_game, parse_term
 
-from .library import GAMES_DIR as GAMES, generate, measure
+from .library import GAMES_DIR as GAMES, go_family, measure
 
 
 COLOURS = ("black", "white")
@@ -66,8 +66,8 @@ class ReferenceGo:
     komi: float = field(init=False)
 
     def __post_init__(self) -> None:
-        self.limit = generate.go_move_limit(self.size)
-        self.komi = generate.GO_KOMI
+        self.limit = go_family.go_move_limit(self.size)
+        self.komi = go_family.GO_KOMI
 
     def neighbours(self, point: Point):
         column, row = point
@@ -454,7 +454,7 @@ def test_a_lead_of_seven_wins_for_black_and_six_does_not(engine):
 @pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_the_move_cap_ends_the_game(engine):
     game = machine(engine, "go_5x5")
-    limit = generate.go_move_limit(5)
+    limit = go_family.go_move_limit(5)
     near = go_state(KO, "white", f"(step {limit - 1})")
     assert not game.is_terminal(near)
     assert game.is_terminal(end := game.next_state(near, joint(1, "(place e5)")))
@@ -469,4 +469,4 @@ def test_ground_sizes_in_the_headers_are_what_a_grounder_gets(size):
     grounding = measure.relaxed_grounding(load_game(GAMES / f"go_{size}x{size}.kif"))
     for relation, arity in (("reaches", 2), ("tally", 2)):
         assert (grounding.atoms[(relation, arity)], grounding.instances[(relation, arity)]) == \
-            generate.go_ground_sizes(size)[relation]
+            go_family.go_ground_sizes(size)[relation]

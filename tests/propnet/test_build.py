@@ -4,9 +4,9 @@ whose right answer is known by hand."""
 import pytest
 
 from ggp_agent.gdl import load_game, parse_term
-from ggp_agent.propnet.grounder import GroundingError, ground
-from ggp_agent.propnet.machine import PropnetStateMachine, PropnetUnavailable
-from ggp_agent.propnet.network import AND, OR, build_network
+from ggp_agent.propnet.grounding.grounder import GroundingError, ground
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine, PropnetUnavailable
+from ggp_agent.propnet.network.gates import AND, OR, build_network
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
 from ..helpers import GAMES, REACH
@@ -244,7 +244,7 @@ def test_building_many_renamed_games_keeps_nothing_of_them():
 
     from ggp_agent.gdl.scramble import scrambled
     from ggp_agent.gdl.validate import validate
-    from ggp_agent.propnet.compiled import KEPT_GAMES
+    from ggp_agent.propnet.machine.compiled import KEPT_GAMES
 
     base = load_game(GAMES / "connectfour.kif")
     tracemalloc.start()

@@ -8,8 +8,8 @@ import pytest
 
 from ggp_agent.engines import choose_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet.compiled import CompiledGames
-from ggp_agent.propnet.machine import PropnetStateMachine
+from ggp_agent.propnet.machine.compiled import CompiledGames
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.reasoner.statemachine import ReasonerError
 
 from ..helpers import GAMES

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet import lane_gates, lane_kernels, state_kernels
-from ggp_agent.propnet.arrays import new_lanes, new_rng, new_work
-from ggp_agent.propnet.machine import PropnetStateMachine
-from ggp_agent.propnet.sparse_plan import FIRED, MARKED, MARKED_COST, gate_roles, planned, sampled_density
+from ggp_agent.propnet.kernels import lane_gates, lane_kernels, state_kernels
+from ggp_agent.propnet.network.arrays import new_lanes, new_rng, new_work
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
+from ggp_agent.propnet.network.sparse_plan import FIRED, MARKED, MARKED_COST, gate_roles, planned, sampled_density
 
 from ..helpers import GAMES, JOIN, REACH
 

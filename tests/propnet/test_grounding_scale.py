@@ -10,10 +10,10 @@ import random
 import pytest
 
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet.demand import with_demand
-from ggp_agent.propnet.grounder import GroundingError, ground
-from ggp_agent.propnet.inert import inert_families
-from ggp_agent.propnet.machine import PropnetStateMachine
+from ggp_agent.propnet.grounding.demand import with_demand
+from ggp_agent.propnet.grounding.grounder import GroundingError, ground
+from ggp_agent.propnet.grounding.inert import inert_families
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
 CELLS = [f"c{i}" for i in range(40)]

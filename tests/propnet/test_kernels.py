@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet import lane_kernels, state_kernels as kernels
-from ggp_agent.propnet.arrays import new_lanes, new_rng, new_work
-from ggp_agent.propnet.machine import PropnetStateMachine
+from ggp_agent.propnet.kernels import lane_kernels, state_kernels as kernels
+from ggp_agent.propnet.network.arrays import new_lanes, new_rng, new_work
+from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.search.warmup import all_kernels
 
 from ..helpers import GAMES, REACH
@@ -215,7 +215,7 @@ def test_a_start_for_a_new_game_compiles_nothing(compiled_kernels):
 def test_set_bit_indices_lists_every_set_bit_in_order():
     """The lanes list the fluents and lanes they visit with `set_bit_indices`:
     every set bit, ascending, highest and lowest bits of a word included."""
-    from ggp_agent.propnet.bits import set_bit_indices
+    from ggp_agent.propnet.kernels.bits import set_bit_indices
 
     rng = np.random.default_rng(5)
     words = rng.integers(0, 2**63, size=5, dtype=np.uint64) | np.uint64(1)

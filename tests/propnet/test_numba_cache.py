@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.folders import write_problem
-from ggp_agent.propnet.cache_stamp import kernel_sources
-from ggp_agent.propnet.numba_cache import cache_description, use_readable_cache
+from ggp_agent.propnet.jit.cache_stamp import kernel_sources
+from ggp_agent.propnet.jit.numba_cache import cache_description, use_readable_cache
 from ..helpers import empty_folders, read_only_command, require_read_only_mounts
 
 TINY_KERNELS = """
@@ -34,7 +34,7 @@ def add(a, b):
 #: Calls the tiny kernel once; prints what numba compiled and how often its cache served.
 PROBE = """
 import json, sys
-from ggp_agent.propnet.numba_cache import counting_compilations, use_readable_cache
+from ggp_agent.propnet.jit.numba_cache import counting_compilations, use_readable_cache
 if sys.argv[1] == "mirror":
     use_readable_cache()
 import tiny_kernels
@@ -107,7 +107,7 @@ def test_write_problem_says_why_a_folder_cannot_be_written(tmp_path):
 
 #: A kernel in one file that inlines a kernel of another (`caller.py`, `callee.py`).
 CALLER = """
-from ggp_agent.propnet.jit import kernel
+from ggp_agent.propnet.jit.decorators import kernel
 from .callee import base
 
 
@@ -116,18 +116,18 @@ def plus_one():
     return base() + 1
 """
 CALLEE = """
-from ggp_agent.propnet.jit import kernel
+from ggp_agent.propnet.jit.decorators import kernel
 
 
 @kernel
 def base():
     return {value}
 """
-#: Tracks the package's folder as `jit.py` tracks ours, then calls the caller.
+#: Tracks the package's folder as `decorators.py` tracks ours, then calls the caller.
 CALL_CALLER = """
 import json, sys
 from pathlib import Path
-from ggp_agent.propnet.cache_stamp import track_sources
+from ggp_agent.propnet.jit.cache_stamp import track_sources
 sys.path.insert(0, sys.argv[1])
 track_sources([Path(sys.argv[1]) / "kernels_pkg"])
 from kernels_pkg.caller import plus_one
@@ -190,3 +190,56 @@ def test_the_command_line_imports_numba_only_after_it_chose_the_cache():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
+
+
+#: A kernel whose signature holds a NamedTuple defined in another module (as
+#: the search's kernels take the propnet's `Net`); `{shapes}` is where it lives.
+PAIR_KERNEL = """
+from ggp_agent.propnet.jit.decorators import kernel
+from {shapes} import Pair
+
+
+@kernel
+def total(pair):
+    return pair.a + pair.b
+
+
+def call():
+    return total(Pair(2, 3))
+"""
+PAIR_TYPE = "from typing import NamedTuple\n\n\nclass Pair(NamedTuple):\n    a: int\n    b: int\n"
+CALL_PAIR = """
+import json, sys
+from pathlib import Path
+from ggp_agent.propnet.jit.cache_stamp import track_sources
+sys.path.insert(0, sys.argv[1])
+track_sources([Path(sys.argv[1]) / "pair_pkg"])
+from pair_pkg.caller import call, total
+print(json.dumps({"value": call(), "hits": sum(total.stats.cache_hits.values())}))
+"""
+
+
+def test_a_type_of_a_cached_signature_that_moved_compiles_again(tmp_path):
+    """numba unpickles a kernel's cache index, its signatures' types included,
+    before it checks the stamp: after the type's module moved, the index
+    raised ModuleNotFoundError at the kernel's first call. It is stale instead."""
+    package = tmp_path / "pair_pkg"
+    (package / "rooms").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "rooms" / "__init__.py").write_text("")
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def call() -> dict:
+        done = subprocess.run([sys.executable, "-c", CALL_PAIR, str(tmp_path)], capture_output=True,
+                              text=True, env=environment, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    (package / "shapes.py").write_text(PAIR_TYPE)
+    (package / "caller.py").write_text(PAIR_KERNEL.format(shapes="pair_pkg.shapes"))
+    assert call() == {"value": 5, "hits": 0}
+    assert call() == {"value": 5, "hits": 1}
+    (package / "shapes.py").rename(package / "rooms" / "shapes.py")
+    (package / "caller.py").write_text(PAIR_KERNEL.format(shapes="pair_pkg.rooms.shapes"))
+    assert call() == {"value": 5, "hits": 0}  # compiled again, not an import error
+    assert call() == {"value": 5, "hits": 1}

@@ -44,7 +44,7 @@ def test_propnet_agrees_with_the_oracle(name):
     """Every trace the Prolog engine reproduces, the propnet reproduces too;
     games whose propnet does not build within the limit are skipped (the skip
     says why: they fall back to Prolog in play)."""
-    from ggp_agent.propnet.machine import PropnetStateMachine, PropnetUnavailable
+    from ggp_agent.propnet.machine.state_machine import PropnetStateMachine, PropnetUnavailable
 
     if name == "<no corpus>":
         pytest.skip("../shared/gdl-corpus is absent")

@@ -218,7 +218,7 @@ def test_root_exploration_widens_the_root_and_nothing_below(tictactoe):
     the rule's own."""
     from dataclasses import replace
 
-    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.propnet.network.arrays import new_rng
     from ggp_agent.search.tree.select import choose_edge
 
     A, params, root, lo, hi = _grown_root(tictactoe, seed=5)
@@ -262,7 +262,7 @@ def test_a_root_prior_bias_caps_the_priors_at_the_root_only(tictactoe):
     choice is the rule's own."""
     from dataclasses import replace
 
-    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.propnet.network.arrays import new_rng
     from ggp_agent.search.tree.select import choose_edge
 
     def root_with_best_means(seed):

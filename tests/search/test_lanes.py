@@ -9,7 +9,7 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet.bits import set_bit_indices
+from ggp_agent.propnet.kernels.bits import set_bit_indices
 from ggp_agent.search.tree.arena import C_ITERATIONS, C_LEAVES, C_NODES, C_ROOT, EXPANDED, LEGAL
 from ggp_agent.search.runners.lane_runner import LaneRunner
 from ggp_agent.search.tree.arena import PENDING
@@ -330,7 +330,7 @@ def test_a_pending_edge_is_left_alone_while_another_remains(tictactoe):
     """The selection rule leaves an edge whose child a lane computes while the
     chooser has another edge (the batch's leaves stay apart), and takes it only
     when every edge is pending."""
-    from ggp_agent.propnet.arrays import new_rng
+    from ggp_agent.propnet.network.arrays import new_rng
     from ggp_agent.search.tree.select import choose_edge
 
     search = _grown(tictactoe, iterations=300)

@@ -8,9 +8,9 @@ import pytest
 
 from ggp_agent.engines import make_state_machine
 from ggp_agent.gdl import load_game
-from ggp_agent.propnet.arrays import new_lanes, new_rng
-from ggp_agent.propnet.lane_gates import LANES, WORDS, lane_forward
-from ggp_agent.propnet.lane_kernels import choose_moves, clear_inputs, load_lane, prefer_moves
+from ggp_agent.propnet.network.arrays import new_lanes, new_rng
+from ggp_agent.propnet.kernels.lane_gates import LANES, WORDS, lane_forward
+from ggp_agent.propnet.kernels.lane_kernels import choose_moves, clear_inputs, load_lane, prefer_moves
 from ggp_agent.search.tree.mast import mast_rank
 from ggp_agent.search.registry import make_tree_search
 

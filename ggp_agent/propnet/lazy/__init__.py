@@ -6,6 +6,11 @@ programs (legal moves and terminal, next state, goals) under demand, with
 the static relations computed once; `program` compiles a program into
 arrays (`layout`); `vm` runs one over a state's facts in generic numba
 kernels, and `game_kernels` plays a game's steps and random playouts on
-them; `machine` is the `StateMachine` on top. Like the propnet, nothing here
-generates or compiles code per game.
+them; `machine` is the `StateMachine` on top; `hybrid` pairs a network for the
+moves with its goal program. Like the propnet, nothing here generates or
+compiles code per game.
+
+The last room: it may import every room before it (the grounder's model
+computes its static relations, `machine` gives `hybrid` its network), and
+no room imports it. It chooses no engine (that is `engines`).
 """

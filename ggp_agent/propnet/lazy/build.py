@@ -34,12 +34,12 @@ from ...gdl.analysis import sentence_of
 from ...gdl.terms import Rule, Term, parenthesized_names, relation_key
 from ...gdl.validate import ValidatedGame
 from ...reasoner.statemachine import ReasonerError
-from ..demand import FROM_BASES, FROM_NEGATION_PREFIX, with_demand
-from ..evaluate import Model, Trial, Unstratified as ModelUnstratified
-from ..grounder import dynamic_relations
-from ..inert import with_inert_fluents
-from ..rules import prepare_rules
-from ..term_store import TermStore
+from ..grounding.demand import FROM_BASES, FROM_NEGATION_PREFIX, with_demand
+from ..grounding.evaluate import Model, Trial, Unstratified as ModelUnstratified
+from ..grounding.grounder import dynamic_relations
+from ..grounding.inert import with_inert_fluents
+from ..grounding.rules import prepare_rules
+from ..grounding.term_store import TermStore
 from .layout import Program
 from .program import Sizes, Unstratified, compile_program, kept_rows, term_id
 from .sampling import sample

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bits import rand_below
-from ..jit import inline_kernel, kernel
+from ..kernels.bits import rand_below
+from ..jit.decorators import inline_kernel, kernel
 from .layout import OK
 from .vm import insert_tuple, reset, run
 

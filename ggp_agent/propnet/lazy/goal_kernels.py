@@ -8,9 +8,9 @@ This module must not know about terms as Python objects.
 
 from __future__ import annotations
 
-from ..bits import set_bit_indices
-from ..jit import kernel
-from ..state_kernels import is_terminal, load_state, random_playout
+from ..kernels.bits import set_bit_indices
+from ..jit.decorators import kernel
+from ..kernels.state_kernels import is_terminal, load_state, random_playout
 from .game_kernels import evaluate, goals_of
 from .layout import OK
 

@@ -29,8 +29,8 @@ from ...gdl.validate import ValidatedGame
 from ...reasoner.statemachine import (
     DEFAULT_MAX_PLAYOUT_STEPS, Playout, RecordedPlayout, State, StateMachine, no_legal_move_error,
 )
-from ..arrays import new_rng, new_work
-from ..machine import PropnetStateMachine
+from ..network.arrays import new_rng, new_work
+from ..machine.state_machine import PropnetStateMachine
 from . import goal_kernels
 from .layout import OK, terms_of
 from .machine import LazyStateMachine

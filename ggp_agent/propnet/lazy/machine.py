@@ -33,7 +33,7 @@ from ...reasoner.statemachine import (
     DEFAULT_MAX_PLAYOUT_STEPS, IllegalMoveError, Playout, ReasonerError, RecordedPlayout, State, StateMachine,
     WarnOnce, no_legal_move_error, one_goal_value,
 )
-from ..arrays import new_rng
+from ..network.arrays import new_rng
 from . import game_kernels as gk
 from .build import LazyGame, LazyUnavailable
 from .games import LAZY_GAMES

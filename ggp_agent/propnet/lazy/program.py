@@ -29,7 +29,7 @@ import numpy as np
 from ...gdl.analysis import sentence_of, strongly_connected_components
 from ...gdl.normalize import is_positive_sentence
 from ...gdl.terms import Compound, Distinct, Not, Rule, Symbol, Variable, relation_key, variables
-from ..term_store import TermStore
+from ..grounding.term_store import TermStore
 from .layout import (
     LEAF_BIND, LEAF_CHECK, LEAF_IGNORE, LEAF_KEY_CONST, LEAF_KEY_VAR, NODE_CONST, NODE_FUNC, NODE_LEAF, NODE_VAR,
     OP_DISTINCT, OP_NEG, OP_SAME, OP_SCAN, Program,

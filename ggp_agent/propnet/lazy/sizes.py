@@ -19,10 +19,10 @@ from typing import Optional
 import numpy as np
 
 from ...gdl.terms import Compound, Symbol, Variable, relation_key
-from ..demand import DEMAND_PREFIX
-from ..evaluate import Model
-from ..relations import Table, view
-from ..term_store import TermStore
+from ..grounding.demand import DEMAND_PREFIX
+from ..grounding.evaluate import Model
+from ..grounding.relations import Table, view
+from ..grounding.term_store import TermStore
 from .program import leaves_of, view_key
 
 #: Guesses for relations derived per state (rows, values of a variable).

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import inline_kernel, kernel
+from ..jit.decorators import inline_kernel, kernel
 from .layout import (
     KEPT_GENERATION, LEAF_BIND, LEAF_CHECK, LEAF_KEY_CONST, LEAF_KEY_VAR, NODE_CONST, NODE_FUNC, NODE_LEAF,
     NODE_VAR, OK, OP_DISTINCT, OP_NEG, OP_SAME, OP_SCAN, TERMS_FULL, VIEW_FULL, WORK_LIMIT,

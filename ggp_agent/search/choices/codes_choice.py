@@ -35,10 +35,10 @@ import math
 import time
 
 import numpy as np
-from ...propnet.arrays import new_work
-from ...propnet.bits import rand_below
-from ...propnet.jit import allocating_kernel, kernel
-from ...propnet.state_kernels import advance, is_terminal, legal_codes, load_state, peek_next
+from ...propnet.network.arrays import new_work
+from ...propnet.kernels.bits import rand_below
+from ...propnet.jit.decorators import allocating_kernel, kernel
+from ...propnet.kernels.state_kernels import advance, is_terminal, legal_codes, load_state, peek_next
 from ..tree.table import effect_hash
 from .destinations import pooled_share
 

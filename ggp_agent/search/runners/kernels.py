@@ -2,7 +2,7 @@
 
 Why fused: the hot loop (select, expand, playout, backup) must not come back
 to Python between iterations. This kernel drives the engine-free
-tree logic of `tree/iteration.py` with the propnet kernels (`propnet/state_kernels.py`): it loads
+tree logic of `tree/iteration.py` with the propnet kernels (`propnet/kernels/state_kernels.py`): it loads
 a node's stored state only where the tree needs the engine (to expand a node,
 to compute a new child), plays random playouts by change propagation, and
 backs them up. It runs with the GIL released, so the driver's worker thread
@@ -14,7 +14,7 @@ or the state the match moved to) with the same hashing as the kernel.
 The current state is read as `work.state` rather than through
 `state_kernels.current_state`: numba compiles a callee with its caller's
 flags, and a function that returns an array it was not given cannot be
-compiled without reference counting (`propnet/jit.py`).
+compiled without reference counting (`propnet/jit/decorators.py`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import rand_below
-from ...propnet.jit import allocating_kernel, atomic_read, kernel
-from ...propnet.state_kernels import (
+from ...propnet.kernels.bits import rand_below
+from ...propnet.jit.decorators import allocating_kernel, atomic_read, kernel
+from ...propnet.kernels.state_kernels import (
     advance, goals, is_terminal, legal_codes, load_state, random_playout, state_hash,
 )
 from ..tree.arena import C_BROKEN, C_INTERRUPT, C_PATH

@@ -14,7 +14,7 @@ next (its slot is the leaf's, so nothing else may overwrite it before).
 
 from __future__ import annotations
 
-from ...propnet.jit import kernel
+from ...propnet.jit.decorators import kernel
 from ..tree.arena import C_ROOT
 from ..tree.params import P_LEAF_PLAYOUTS
 

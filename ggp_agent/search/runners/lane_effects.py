@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
-from ...propnet.jit import kernel
-from ...propnet.lane_gates import WORDS
+from ...propnet.kernels.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
+from ...propnet.jit.decorators import kernel
+from ...propnet.kernels.lane_gates import WORDS
 from ..tree.table import effect_code
 
 

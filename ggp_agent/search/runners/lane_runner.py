@@ -34,9 +34,9 @@ from typing import Optional
 
 import numpy as np
 
-from ...propnet.arrays import new_lanes
-from ...propnet.lane_gates import LANES
-from ...propnet.machine import PropnetStateMachine
+from ...propnet.network.arrays import new_lanes
+from ...propnet.kernels.lane_gates import LANES
+from ...propnet.machine.state_machine import PropnetStateMachine
 from ...reasoner.statemachine import StateMachine
 from ..tree.arena import C_INTERRUPT, C_ROOT, Arena
 from ..tree.iteration import root_done

@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
-from ...propnet.jit import atomic_read, atomic_swap_if, atomic_write, kernel
-from ...propnet.lane_gates import LANES, WORDS, lane_forward
-from ...propnet.lane_kernels import advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves
-from ...propnet.state_kernels import legal_codes, load_state
+from ...propnet.kernels.bits import ONE, ZERO, lowest_bit_index, set_bit_indices
+from ...propnet.jit.decorators import atomic_read, atomic_swap_if, atomic_write, kernel
+from ...propnet.kernels.lane_gates import LANES, WORDS, lane_forward
+from ...propnet.kernels.lane_kernels import (
+    advance_lanes, choose_moves, clear_inputs, lane_goals, load_lane, prefer_moves,
+)
+from ...propnet.kernels.state_kernels import legal_codes, load_state
 from ..tree.arena import C_BROKEN, C_INTERRUPT, C_LOCK, C_PATH, LEGAL, PENDING
 from ..tree.iteration import (
     AT_CAP, AT_END, NEED_EXPAND, attach_child, backup, begin_iteration, descend, expand, root_done,

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...propnet.lane_gates import LANES, WORDS
+from ...propnet.kernels.lane_gates import LANES, WORDS
 
 
 # counters of a LaneSlots record

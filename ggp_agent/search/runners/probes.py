@@ -27,8 +27,8 @@ both runners where they expand a node (`kernels.propnet_batch`,
 
 from __future__ import annotations
 
-from ...propnet.jit import kernel
-from ...propnet.state_kernels import advance, goals, is_terminal, load_state, state_hash
+from ...propnet.jit.decorators import kernel
+from ...propnet.kernels.state_kernels import advance, goals, is_terminal, load_state, state_hash
 from ..tree.arena import C_CHANCE, C_MIN_END, C_PROBE_ENDS, C_PROBES, C_ROOT_STEP
 from ..tree.params import P_CODES, P_PROBE, P_SOLVER
 from ..tree.solver import try_prove

@@ -24,8 +24,8 @@ from typing import Optional
 import numpy as np
 
 from ...gdl.terms import Term
-from ...propnet.arrays import new_rng, new_work
-from ...propnet.machine import PropnetStateMachine
+from ...propnet.network.arrays import new_rng, new_work
+from ...propnet.machine.state_machine import PropnetStateMachine
 from ...reasoner.statemachine import State, StateMachine
 from ..choices.codes_choice import effect_multiplicity, measure_effects
 from ..choices.destinations import destination_positions, group_codes

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.jit import allocating_kernel, kernel
+from ...propnet.jit.decorators import allocating_kernel, kernel
 from .arena import (
     C_AMAF, C_EDGES, C_NODES, C_PERM, C_PROVEN, C_ROOT, C_TRANSITIONS, C_TT, EXPANDED, MARKED, PROVEN,
 )

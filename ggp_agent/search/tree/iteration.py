@@ -27,7 +27,7 @@ under (node, joint move).
 
 from __future__ import annotations
 
-from ...propnet.jit import kernel
+from ...propnet.jit.decorators import kernel
 from .arena import (
     C_AMAF, C_AMAF_REF, C_CODES, C_EDGES, C_FORCE_EDGE, C_FULL, C_ITERATIONS, C_LEAF_DEPTH, C_LEAVES,
     C_MAX_DEPTH, C_PATH, C_PERM_REF, C_ROLLOUT_STEPS, C_ROLLOUTS, C_ROOT, C_STAMP, EXPANDED, PROVEN, TERMINAL,

@@ -16,7 +16,7 @@ role that plays them, in any position, and plays them more often.
 - `mast_rank` orders each role's move codes by that average (a code never
   played first: optimism, as CadiaPlayer's; ties broken at random so that
   the code numbering never steers a playout).
-- `propnet.lane_kernels.prefer_moves` plays, in each lane and with
+- `propnet.kernels.lane_kernels.prefer_moves` plays, in each lane and with
   probability 1 - epsilon (`SearchParams.mast_epsilon`), the first legal code
   of that ranking instead of the uniform draw: an epsilon-greedy policy,
   which Tak, Winands and Björnsson found as strong as CadiaPlayer's Gibbs
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import rand_word
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import rand_word
+from ...propnet.jit.decorators import kernel
 
 #: 2**-53: turns the top 53 bits of a random word into a float in [0, 1).
 _UNIT = 1.0 / 9007199254740992.0

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import popcount64
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import popcount64
+from ...propnet.jit.decorators import kernel
 from .arena import C_CODES, C_CURSOR, C_FREEZES, C_PERM, C_STAMP, EXPANDED
 from .params import P_WINDOW
 from .table import note_code

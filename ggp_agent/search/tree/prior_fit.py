@@ -29,7 +29,7 @@ moves the search did try: it underestimates rather than overestimates.
 
 from __future__ import annotations
 
-from ...propnet.jit import kernel
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE, C_NODES, EXPANDED
 from .table import choosers
 

@@ -23,8 +23,8 @@ uniform exploration (`root_sample`).
 
 from __future__ import annotations
 
-from ...propnet.bits import rand_below
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import rand_below
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE
 from .params import P_RM_GAMMA
 

@@ -9,7 +9,7 @@ player may answer at once.
 
 from __future__ import annotations
 
-from ...propnet.jit import kernel
+from ...propnet.jit.decorators import kernel
 from .arena import C_ROOT, EXPANDED, PROVEN, TERMINAL
 from .params import P_SIM, SIM_RM
 from .regret import root_sample, simultaneous

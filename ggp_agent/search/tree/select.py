@@ -51,8 +51,8 @@ import math
 
 import numpy as np
 
-from ...propnet.bits import rand_below
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import rand_below
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE, C_NODES, C_ROOT, PENDING, PROVEN
 from .params import (
     P_AMAF_OWN, P_AMAF_WEIGHT, P_BIAS, P_C, P_EXPLORE, P_PERM_WEIGHT, P_PRIOR_BIAS, P_PRIOR_EXPLORE,

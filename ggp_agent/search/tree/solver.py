@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.jit import kernel
+from ...propnet.jit.decorators import kernel
 from .arena import C_CHANCE, C_PROVEN, EXPANDED, PROVEN
 from .select import role_best_goal
 from .table import choosers

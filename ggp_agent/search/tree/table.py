@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...propnet.bits import mix64, popcount64
-from ...propnet.jit import kernel
+from ...propnet.kernels.bits import mix64, popcount64
+from ...propnet.jit.decorators import kernel
 from .arena import C_CODES, C_NODES, C_TRANSITIONS, C_TT, PROVEN, TERMINAL
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)

@@ -106,6 +106,9 @@ def _propnet(game: ValidatedGame, time_limit: float = 60.0, **options) -> StateM
 #: its cap on atoms after about 19 s; the lazy engine builds in a few).
 FULL_NETWORK_SHARE = 0.75
 
+#: How a full network that passed a cap (not the time limit) gives up.
+CAPPED_GROUNDING = "grounding gave up (too many"
+
 
 def compiled_engine(game: ValidatedGame, time_limit: float, **options) -> StateMachine:
     """A compiled engine within `time_limit` seconds: the full propnet when it
@@ -122,7 +125,7 @@ def compiled_engine(game: ValidatedGame, time_limit: float, **options) -> StateM
         return _full_propnet(game, time_limit=FULL_NETWORK_SHARE * time_limit, **options)
     except PropnetUnavailable as error:
         full = error
-    if goal_only(game, full.reason):
+    if full.reason.startswith(CAPPED_GROUNDING) and goal_only(game, full.reason):
         left = FULL_NETWORK_SHARE * time_limit - (time.perf_counter() - started)
         log.info("engine: the full propnet gave up on the goal (%s); a network without it gets %.2f s",
                  full.reason, left)

@@ -57,6 +57,27 @@ STUCK_TWICE = """
 (goal p 100)
 """
 
+#: Six cells filled with 1 to 4, the goal a join of all six with a static
+#: relation of them (1,296 rows, no factoring splits it): as many instances
+#: in the relaxed model, where the moves and the next state take a hundred.
+SIX_CELL_GOAL = """
+(role p)
+(value 1) (value 2) (value 3) (value 4)
+(cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6)
+(init (round 0))
+(<= (legal p (put ?c ?v)) (cell ?c) (value ?v) (not (filled ?c)))
+(<= (filled ?c) (true (mark ?c ?v)))
+(<= (next (mark ?c ?v)) (does p (put ?c ?v)))
+(<= (next (mark ?c ?v)) (true (mark ?c ?v)))
+(<= terminal (true (mark 1 ?a)) (true (mark 2 ?b)) (true (mark 3 ?c)) (true (mark 4 ?d)) (true (mark 5 ?e))
+    (true (mark 6 ?f)))
+(<= (fine ?a ?b ?c ?d ?e ?f) (value ?a) (value ?b) (value ?c) (value ?d) (value ?e) (value ?f)
+    (distinct ?a ?b) (distinct ?c ?d) (distinct ?e ?f) (distinct ?a ?f))
+(<= (goal p 100) (true (mark 1 ?a)) (true (mark 2 ?b)) (true (mark 3 ?c)) (true (mark 4 ?d)) (true (mark 5 ?e))
+    (true (mark 6 ?f)) (fine ?a ?b ?c ?d ?e ?f))
+(<= (goal p 0) (not (goal p 100)))
+"""
+
 #: A relation that grows without end on the state: the evaluation's budget stops it.
 RUNAWAY = """
 (role r)
@@ -105,6 +126,28 @@ def test_the_compiled_engine_is_the_lazy_one_when_the_network_passes_a_cap(caplo
         assert "rules in its programs" in choice.reason
         assert "the full propnet gave up (grounding gave up (too many atoms" in caplog.text
         assert walk_against_prolog(machine, game, 150, seed=3) >= 2
+    finally:
+        machine.close()
+
+
+def test_a_goal_that_alone_passes_the_cap_is_left_to_the_lazy_engine_beside_a_network(caplog):
+    """The full network gives up at the goal (1,296 instances, the cap 1,000
+    here); a network of the moves without it plays beside the lazy engine's
+    goal program, and the goals of its playouts are the rules' goals."""
+    game = load_game(SIX_CELL_GOAL)
+    with caplog.at_level(logging.INFO, logger="ggp_agent.engines"):
+        machine, choice = choose_state_machine(game, 30.0, max_instances=1000)
+    try:
+        assert choice.engine == "hybrid", choice
+        assert "gave up on the goal" in caplog.text
+        assert walk_against_prolog(machine, game, 60, seed=2) >= 5
+        with PrologStateMachine(game) as prolog:
+            for seed in range(20):
+                record = machine.random_playout_moves(machine.initial_state(), seed=seed)
+                state = prolog.initial_state()
+                for joint in record.moves:
+                    state = prolog.next_state(state, [move for move, _ in joint])
+                assert record.terminal and prolog.goal_values(state) == record.goals
     finally:
         machine.close()
 

@@ -53,7 +53,8 @@ class ReplySource(enum.Enum):
     FORCED = "forced"  # our only legal move
     FALLBACK = "fallback"  # the random legal move kept ready (no usable answer from the search)
     STALE = "stale"  # our engine is behind the match: one of the last legal moves we know
-    NONE = "none"  # no legal move at all (a broken game): nil
+    RULES = "rules"  # our engine had no legal move where the match asks for one: the rules' (Prolog's)
+    NONE = "none"  # no legal move at all, the rules' neither (a broken game): nil
 
 
 @dataclass

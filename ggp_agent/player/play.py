@@ -7,7 +7,10 @@ at the configured one and grows with the lateness measured on earlier replies
 anything: each turn the player computes our legal moves itself (its Prolog
 calls go ahead of the search's) and picks a random one as the fallback, so a
 search that crashes, hangs or proposes an illegal move still yields a legal
-reply on time. A forced move (one legal move) is answered at once.
+reply on time. A forced move (one legal move) is answered at once. When our
+engine has no legal move for us where the match asks for one (a broken
+build), a Prolog engine of the rules replays the match and gives one
+(`ReplySource.RULES`): nil only when the rules have none either.
 
 The wait for the deadline ends early when the answer is known (the search's
 `answer_ready`: a proven root, a forced move) and when the player is stopping
@@ -37,6 +40,8 @@ import random
 import time
 from typing import Callable, Optional
 
+from ..engines import make_state_machine
+from ..gdl import load_game
 from ..gdl.terms import Term
 from ..reasoner.prolog_thread import urgent_calls
 from ..reasoner.statemachine import State, StateMachine
@@ -322,6 +327,21 @@ class TurnTaker:
             raise asyncio.TimeoutError()
         return future.result()
 
+    async def _rules_move(self, match: Match, hard_limit: float) -> Optional[Term]:
+        """A random legal move of the rules when our engine has none where the
+        match asks us for one (a broken build: a propnet whose initial state
+        read as terminal answered nil at every turn); None when the rules
+        have none either or cannot say by the safety margin."""
+        log.error("match=%s: our engine (%s) has no legal move for us where the match asks for one; asking "
+                  "the rules", match.match_id, match.following.machine.engine_name)
+        deadline = hard_limit - self.margins.margin(match.start.play_clock)
+        job = asyncio.get_running_loop().run_in_executor(
+            self._engine_pool, rules_moves, match.start.rules, list(match.history.joint_moves),
+            match.following.role_index, max(0.1, deadline - time.monotonic()))
+        await wait_until(deadline, self.is_stopping, job)
+        moves = job.result() if job.done() else ()
+        return self._rng.choice(moves) if moves else None
+
     async def _choose(self, match: Match, hard_limit: float) -> tuple[Optional[Term], ReplySource, dict]:
         """The move to send, where it came from, and the search's figures.
 
@@ -333,8 +353,11 @@ class TurnTaker:
         if len(legal) == 1:
             return legal[0], ReplySource.FORCED, {}
         if not legal:
-            log.error("match=%s: our role has no legal move in a state that is not terminal (a broken game); "
-                      "replying nil", match.match_id)
+            move = await self._rules_move(match, hard_limit)
+            if move is not None:
+                return move, ReplySource.RULES, {}
+            log.error("match=%s: our role has no legal move here, by our engine nor by the rules (a broken "
+                      "game); replying nil", match.match_id)
             return None, ReplySource.NONE, {}
         if not match.link.current:
             log.warning("match=%s: the search has not taken the new state yet; a random legal move plays",
@@ -378,6 +401,21 @@ def follow(machine: StateMachine, state: State, role: int, joint_moves: list[tup
     except Exception as error:  # noqa: BLE001 - the caller decides, the match goes on
         return done, error
     return done, None
+
+
+def rules_moves(rules: tuple, joint_moves: list[tuple[Term, ...]], role: int, time_limit: float) -> tuple[Term, ...]:
+    """Our legal moves after `joint_moves` by the rules, from a Prolog engine
+    of their own that replays the match (engine pool thread): our engine's
+    state is not trusted. () when they have none or cannot say."""
+    try:
+        with make_state_machine("prolog", load_game(rules), query_time_limit=time_limit) as prolog:
+            state = prolog.initial_state()
+            for joint in joint_moves:
+                state = prolog.next_state(state, joint)
+            return tuple(prolog.legal_moves(state, role))
+    except Exception as error:  # noqa: BLE001 - the reply is nil then, as before
+        log.error("the rules could not give our legal moves: %s", error)
+        return ()
 
 
 def new_following(machine: StateMachine, role_index: int, roles: tuple[Term, ...], rng: random.Random) -> Following:

@@ -4,6 +4,7 @@ state, each role's legal moves, terminal and goals, and each role's percepts
 in the GDL-II games (which a compiled engine hands to a Prolog engine of its
 own). The games are ours, so every engine must handle all of them."""
 
+import logging
 import os
 import random
 from pathlib import Path
@@ -11,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from ggp_agent.gdl import Dialect, load_game
+from ggp_agent.propnet.grounding import grounder
+from ggp_agent.propnet.lazy import build as lazy_build, machine as lazy_machine
+from ggp_agent.propnet.lazy.games import LazyGames
 from ggp_agent.propnet.lazy.machine import LazyStateMachine
+from ggp_agent.propnet.machine import state_machine
+from ggp_agent.propnet.machine.compiled import CompiledGames
 from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
 from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 
@@ -73,8 +79,34 @@ def test_engines_agree_on_a_gdl_ii_game_quickly(compiled):
     assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1, compiled=compiled) > 5
 
 
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthrough_6x6"])
+def test_engines_agree_when_the_static_trial_runs_out(name, monkeypatch, caplog):
+    """A busy machine (or a slow first load of the kernels) can leave the
+    grounder's static trial no time: every static relation, `init` among
+    them, is then computed with the state's rules. The network must come
+    out the same (tic-tac-toe's and breakthrough's initial states were
+    empty, terminal, without a legal move, while `true` came from `base`)."""
+    monkeypatch.setattr(grounder, "STATIC_TRIAL_SHARE", 0.0)
+    monkeypatch.setattr(state_machine, "COMPILED", CompiledGames())  # a build of its own
+    with caplog.at_level(logging.INFO, logger=state_machine.__name__):
+        walk_and_compare(GAMES / f"{name}.kif", 100, seed=3)
+    assert "past the trial's bounds" in caplog.text
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
 @pytest.mark.parametrize("path", game_files(), ids=lambda p: p.stem)
 def test_engines_agree_on_1000_random_steps(path, compiled):
     walk_and_compare(path, 1000, seed=2026, compiled=compiled)
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthrough_6x6"])
+def test_the_lazy_engine_agrees_when_its_static_trial_runs_out(name, monkeypatch, caplog):
+    """The lazy engine's build has a static trial of its own: with no time
+    for it, every static relation but `init` and `role` is evaluated per
+    state, under demand, and the engine must still agree with the rules."""
+    monkeypatch.setattr(lazy_build, "STATIC_TRIAL_SHARE", 0.0)
+    monkeypatch.setattr(lazy_machine, "LAZY_GAMES", LazyGames())  # a build of its own
+    with caplog.at_level(logging.INFO, logger=lazy_machine.__name__):
+        walk_and_compare(GAMES / f"{name}.kif", 100, seed=3, compiled=LazyStateMachine)
+    assert "evaluated per state under demand" in caplog.text

@@ -16,6 +16,7 @@ from ggp_agent.referee.lineup import PlayerSpec, parse_player_spec, play_match
 from ggp_agent.player.config import PlayerConfig
 from ggp_agent.player.player import Player
 from ggp_agent.player.records import load_record
+from ggp_agent.reasoner.prolog_machine import PrologStateMachine
 from ggp_agent.search.contract.interface import Search
 from ggp_agent.search.registry import make_search
 from ggp_agent.server.app import start_server
@@ -144,6 +145,35 @@ def test_a_search_without_a_move_says_so_and_a_legal_move_plays(caplog):
         record, _ = asyncio.run(match_against_random(EmptySearch))
     assert record.is_completed and record.error_count() == 0, record.error_details
     assert "the search has no move yet (0 iterations); a random legal move plays" in caplog.text
+
+
+class LosingMoves(PrologStateMachine):
+    """Prolog, but past the initial state it has no legal move for anyone
+    (`no_moves`) or calls every state terminal: a broken build's answers."""
+
+    def __init__(self, game, says_terminal: bool):
+        super().__init__(game)
+        self.says_terminal = says_terminal
+
+    def legal_moves(self, state, role):
+        lost = state != self.initial_state() and not self.says_terminal
+        return () if lost else super().legal_moves(state, role)
+
+    def is_terminal(self, state):
+        return (state != self.initial_state() and self.says_terminal) or super().is_terminal(state)
+
+
+@pytest.mark.parametrize("says_terminal", [False, True], ids=["no_moves", "says_terminal"])
+def test_an_engine_without_our_legal_moves_still_yields_legal_moves_from_the_rules(says_terminal, tmp_path,
+                                                                                   caplog):
+    with caplog.at_level(logging.ERROR, logger="ggp_agent"):
+        record, _ = asyncio.run(match_against_random(
+            lambda machine, role: make_search("random", machine, role), record_dir=tmp_path,
+            engine_factory=lambda game: LosingMoves(game, says_terminal)))
+    assert record.is_completed and record.error_count() == 0, record.error_details
+    turns = load_record(next(tmp_path.glob("*.player.json"))).extra["turns"]
+    assert {turn["source"] for turn in turns[1:]} == {"rules"} and "nil" not in {t["move"] for t in turns}
+    assert "our engine (prolog) has no legal move for us where the match asks for one" in caplog.text
 
 
 def test_compile_slower_than_the_start_clock():

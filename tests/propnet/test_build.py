@@ -4,6 +4,7 @@ whose right answer is known by hand."""
 import pytest
 
 from ggp_agent.gdl import load_game, parse_term
+from ggp_agent.propnet.grounding import grounder
 from ggp_agent.propnet.grounding.grounder import GroundingError, ground
 from ggp_agent.propnet.machine.state_machine import PropnetStateMachine, PropnetUnavailable
 from ggp_agent.propnet.network.gates import AND, OR, build_network
@@ -32,7 +33,7 @@ def test_relaxed_grounding_reaches_what_play_can_reach():
 
 def test_base_and_input_are_used_when_complete_and_dropped_when_not():
     complete = ground(load_game(GAMES / "tictactoe.kif"))
-    assert complete.mode == "base" and not complete.notes
+    assert complete.mode == "base" and not any("base/input" in note for note in complete.notes)
     incomplete = ground(load_game("""
         (role r) (init (count 0)) (succ 0 1) (succ 1 2)
         (base (count 0)) (base (count 1)) (input r go)
@@ -43,6 +44,37 @@ def test_base_and_input_are_used_when_complete_and_dropped_when_not():
     assert incomplete.mode == "relaxed"
     assert "next_outside_base" in incomplete.notes[0]
     assert atoms(incomplete, ("true", 1)) == ["(count 0)", "(count 1)", "(count 2)"]
+
+
+#: A game with base and input whose `init`, `legal` and `goal` are static
+#: relations defined by rules: no rule reads them when `true` and `does` come
+#: from `base` and `input`.
+STATIC_WANTED = """
+    (role a) (index 1) (index 2) (first 1)
+    (<= (base (pos ?x)) (index ?x)) (<= (input a (go ?x)) (index ?x))
+    (<= (init (pos ?x)) (first ?x))
+    (<= (legal a (go ?x)) (index ?x))
+    (<= (next (pos ?x)) (does a (go ?x)))
+    (<= terminal (true (pos 2)))
+    (<= (goal a 100) (role a))
+"""
+
+
+@pytest.mark.parametrize("source", [STATIC_WANTED, GAMES / "tictactoe.kif", GAMES / "breakthrough_6x6.kif"],
+                         ids=["static_wanted", "tictactoe", "breakthrough_6x6"])
+def test_the_wanted_atoms_are_the_same_when_the_static_trial_runs_out(source, monkeypatch):
+    """Out of time, the trial leaves every static relation to be computed
+    with the others, under demand: the relations the network reads must
+    still be complete (they came out empty when no rule read them)."""
+    game = load_game(source)
+    tried = ground(game)
+    monkeypatch.setattr(grounder, "STATIC_TRIAL_SHARE", 0.0)
+    untried = ground(game)
+    assert tried.mode == untried.mode == "base"
+    assert any("past the trial's bounds" in note for note in untried.notes)
+    for relation in grounder.WANTED:
+        assert atoms(untried, relation) == atoms(tried, relation), relation
+    assert atoms(untried, ("init", 1)) and atoms(untried, ("legal", 2))
 
 
 def test_distinct_holds_in_the_relaxed_program():

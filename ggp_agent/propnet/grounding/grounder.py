@@ -264,6 +264,11 @@ class _Job:
             except Unstratified:  # raised before anything is computed
                 asked = {relation_key(rule.head) for rule in static}
             done = {relation_key(rule.head) for rule in static} - asked
+            if asked:
+                names = sorted(f"{key[0]}/{key[1]}" for key in asked)
+                self.notes.append(f"{len(names)} static relation(s) past the trial's bounds, computed with the "
+                                  f"others (under demand unless wanted): {', '.join(names[:6])}"
+                                  + (", ..." if len(names) > 6 else ""))
             all_rules = [rule for rule in all_rules if relation_key(rule.head) not in done]
         before = set(self.model.tables)
         attempts = [False, True] if self.demand else []
@@ -274,8 +279,8 @@ class _Job:
                 rules = all_rules
             else:
                 began = time.process_time()
-                whole = (heads | set(WANTED)) - asked
-                rules = with_demand(all_rules, whole, lambda key: key not in dynamic, negated_whole).rules
+                rules = with_demand(all_rules, asked_whole(heads, asked), lambda key: key not in dynamic,
+                                    negated_whole).rules
                 self.phase("demand", began)
             watched = heads - set(WANTED) - asked
             if self.demand and retries < DEMAND_RETRIES:
@@ -360,6 +365,16 @@ class _Job:
         distinct, index = np.unique(ids, return_inverse=True)
         terms = [self.store.term(term_id) for term_id in distinct.tolist()]
         return [terms[i] for i in index.tolist()]
+
+
+def asked_whole(heads: set, asked: set) -> set:
+    """The relations the demand rewriting asks with nothing bound: every one
+    not computed under demand, and the wanted ones always, even when the
+    static trial gave up on them (`asked`). A relation the rewriting asks
+    neither whole nor from a caller gets no rules at all: `init`, which no
+    rule reads when `true` comes from `base`, came out empty, and the
+    network's initial state with it."""
+    return (set(heads) - set(asked)) | set(WANTED)
 
 
 def _relaxed(body, dynamic: frozenset) -> list:

@@ -102,6 +102,8 @@ class LazyGame:
     rows: dict
     seconds: float
     notes: list[str] = field(default_factory=list)
+    #: the opening check's figures (`machine/opening.py`), once it passed
+    checked: dict = field(default_factory=dict)
 
 
 def build_lazy(game: ValidatedGame, time_limit: float = 60.0, sizes: Sizes = None) -> LazyGame:

@@ -5,7 +5,9 @@ again (a tournament's in-process players start the same game side by side,
 a match server replays its games), and a build of the same rules under way
 is waited for rather than started twice. Each machine copies the term store
 (evaluations add terms to it), so sharing a build shares nothing mutable.
-Failures are not kept.
+A new build passes the caller's check (the machine compares its initial
+state and first moves with the rules', `machine/opening.py`) before it is
+kept. Failures are not kept.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from typing import Callable, Optional
 
 from ...gdl.validate import ValidatedGame
 from ...reasoner.statemachine import ReasonerError
@@ -31,8 +34,11 @@ class LazyGames:
         self._lock = threading.Lock()
         self._building: dict = {}
 
-    def get(self, game: ValidatedGame, time_limit: float) -> tuple[LazyGame, bool]:
-        """`game` built, and whether an earlier build served (ReasonerError when it cannot be in time)."""
+    def get(self, game: ValidatedGame, time_limit: float,
+            check: Optional[Callable[[LazyGame, float], dict]] = None) -> tuple[LazyGame, bool]:
+        """`game` built, and whether an earlier build served (ReasonerError when
+        it cannot be in time). A new build is kept once `check(build, seconds
+        left)` returned its figures (`LazyGame.checked`) without raising."""
         key = game.rules
         started = time.perf_counter()
         with self._lock:
@@ -49,6 +55,8 @@ class LazyGames:
             if found is not None:
                 return found, True
             built = build_lazy(game, time_limit - (time.perf_counter() - started))
+            if check is not None:
+                built.checked = check(built, time_limit - (time.perf_counter() - started))
             with self._lock:
                 self._games[key] = built
                 while len(self._games) > self.kept:

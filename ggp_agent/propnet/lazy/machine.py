@@ -60,7 +60,7 @@ class LazyStateMachine(StateMachine):
             built, self.cached = lazy, False
         else:
             try:
-                built, self.cached = LAZY_GAMES.get(game, time_limit)
+                built, self.cached = LAZY_GAMES.get(game, time_limit, check=lambda new, left: _checked(game, new, left))
             except ReasonerError as error:
                 raise LazyUnavailable(str(error)) from error
         self.lazy = built
@@ -85,7 +85,7 @@ class LazyStateMachine(StateMachine):
             self.percept_engine = PrologStateMachine(game)
         self.build_s = time.perf_counter() - started
         self.stats = {"build_s": round(built.seconds, 3), "cached": self.cached,
-                      "rules": sum(int(c.program.n_rule) for c in built.programs.values())}
+                      "rules": sum(int(c.program.n_rule) for c in built.programs.values()), **built.checked}
         if not self.cached:
             for note in built.notes:
                 log.info("lazy: %s", note)
@@ -253,3 +253,17 @@ class LazyStateMachine(StateMachine):
                     failed.grow(int(status), self._store)
             goals = tuple(int(v) for v in self._goals[:n_roles])
         return goals, int(info[1]), bool(info[2]), moves, choices
+
+
+def _checked(game: ValidatedGame, built: LazyGame, time_limit: float) -> dict:
+    """A new build's initial state and first moves compared with the rules'
+    (BrokenBuild when they differ), as every network's are: the static
+    relations it computed once (`init` among them) could come out incomplete
+    the same way. Its figures for the machine's stats."""
+    from ..machine.opening import check_against_rules, opening_of
+
+    machine = LazyStateMachine(game, lazy=built)
+    try:
+        return check_against_rules(game, opening_of(machine), time_limit, "the lazy engine")
+    finally:
+        machine.close()

@@ -31,6 +31,7 @@ from ..grounding.grounder import GroundingError, ground
 from ..network.gates import Network, build_network
 from ..grounding.rules import prepare_rules
 from ..network.sparse_plan import planned
+from .opening import check_opening
 
 #: Compiled games kept per process, the least recently used dropped first
 #: (and as many failures that passed a cap).
@@ -56,15 +57,18 @@ class CompiledGame:
 
 
 def build_compiled(game: ValidatedGame, time_limit: float, **bounds) -> CompiledGame:
-    """Ground, build and pack `game`'s propnet within `time_limit` seconds
-    (ReasonerError when it cannot); `bounds` go to the grounder."""
+    """Ground, build and pack `game`'s propnet within `time_limit` seconds,
+    and compare its initial state with the rules' (`opening.py`);
+    ReasonerError when it cannot or they differ. `bounds` go to the grounder."""
     started = time.perf_counter()
     grounding = ground(game, prepare_rules(game), time_limit=time_limit, **bounds)
     network = build_network(grounding, deadline=started + time_limit)
     planning = time.perf_counter()
     network, net = planned(network)
-    stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode,
-                 plan_s=round(time.perf_counter() - planning, 3), build_s=round(time.perf_counter() - started, 3))
+    plan_s = round(time.perf_counter() - planning, 3)
+    checked = check_opening(game, network, net, started + time_limit - time.perf_counter())
+    stats = dict(network.stats, grounding_s=round(grounding.seconds, 3), mode=grounding.mode, plan_s=plan_s,
+                 **checked, build_s=round(time.perf_counter() - started, 3))
     return CompiledGame(network, net, stats, tuple(grounding.notes), grounding.profile)
 
 

@@ -42,6 +42,7 @@ from ..kernels import state_kernels as kernels
 from ..network.arrays import Net, new_rng, new_work
 from .bench import bench_net
 from .compiled import COMPILED
+from .state_words import fluents_of_words
 from ..grounding.grounder import DEFAULT_MAX_ATOMS, DEFAULT_MAX_INSTANCES, GroundingError
 from ..network.gates import Network
 
@@ -133,14 +134,7 @@ class PropnetStateMachine(StateMachine):
         return words
 
     def state_from_words(self, words: np.ndarray) -> State:
-        fluents = self.fluents
-        found = []
-        for w, word in enumerate(words.tolist()):
-            while word:
-                low = word & -word
-                found.append(fluents[w * 64 + low.bit_length() - 1])
-                word ^= low
-        return frozenset(found)
+        return fluents_of_words(self.fluents, words)
 
     def _load(self, state: State) -> None:
         if state is not self._loaded:

@@ -200,7 +200,12 @@ def test_demand_from_the_state_when_the_usual_demand_negates_inside_a_recursion(
 
 
 def test_an_evaluation_past_its_budget_is_an_error_that_names_it():
-    machine = LazyStateMachine(load_game(RUNAWAY), work_budget=20_000)
+    """Said by the build when its opening check meets it, and by a state's
+    evaluation on a build that was not checked (given to the machine)."""
+    game = load_game(RUNAWAY)
+    with pytest.raises(ReasonerError, match="budget of tuples"):
+        LazyStateMachine(game, work_budget=20_000)
+    machine = LazyStateMachine(game, lazy=build_lazy(game), work_budget=20_000)
     with pytest.raises(ReasonerError, match="budget of tuples"):
         machine.legal_moves(machine.initial_state(), 0)
 

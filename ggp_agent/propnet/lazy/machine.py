@@ -60,7 +60,8 @@ class LazyStateMachine(StateMachine):
             built, self.cached = lazy, False
         else:
             try:
-                built, self.cached = LAZY_GAMES.get(game, time_limit, check=lambda new, left: _checked(game, new, left))
+                built, self.cached = LAZY_GAMES.get(
+                    game, time_limit, check=lambda new, left: _checked(game, new, left, work_budget))
             except ReasonerError as error:
                 raise LazyUnavailable(str(error)) from error
         self.lazy = built
@@ -255,14 +256,16 @@ class LazyStateMachine(StateMachine):
         return goals, int(info[1]), bool(info[2]), moves, choices
 
 
-def _checked(game: ValidatedGame, built: LazyGame, time_limit: float) -> dict:
+def _checked(game: ValidatedGame, built: LazyGame, time_limit: float, work_budget: int) -> dict:
     """A new build's initial state and first moves compared with the rules'
     (BrokenBuild when they differ), as every network's are: the static
     relations it computed once (`init` among them) could come out incomplete
-    the same way. Its figures for the machine's stats."""
+    the same way. Its figures for the machine's stats. The initial state is
+    evaluated within the machine's `work_budget` (a runaway derivation says so
+    here, at the build, rather than at the first move)."""
     from ..machine.opening import check_against_rules, opening_of
 
-    machine = LazyStateMachine(game, lazy=built)
+    machine = LazyStateMachine(game, lazy=built, work_budget=work_budget)
     try:
         return check_against_rules(game, opening_of(machine), time_limit, "the lazy engine")
     finally:

@@ -1,20 +1,26 @@
 """Which engine plays a game: the registry of engines by name, and the choice (`auto`).
 
 Callers (CLI, player, controller) never import an engine class directly: they
-name an engine (`prolog`, `propnet`, or `auto`) and get a `StateMachine`.
+name an engine (`prolog`, `propnet`, `lazy` or `auto`) and get a `StateMachine`.
 
-Why a choice: a propnet runs random playouts two to three orders of magnitude
-faster than the Prolog engine, but grounding can blow up (chess-like games,
-arithmetic over large ranges). So a START gives the propnet a budget, a share
-of the start clock (`propnet_budget`): grounding and building stop when it
-runs out (Prolog time limits, caps on atoms and instances, deadline checks in
-the builder), and the game then goes to the Prolog engine, which needs no
-grounding. Either way play goes on; the choice and its reason are logged and
-returned. A player can let the build go on past the budget
+Why a choice: a compiled engine runs random playouts one to three orders of
+magnitude faster than the Prolog engine. The full propnet is the fastest,
+but grounding can blow up (chess's threats, sudoku's goal, arithmetic over
+large ranges); the lazy engine (`propnet/lazy/`) grounds nothing that
+depends on the state and evaluates the rules on each state instead, slower
+than a network but far faster than Prolog. `propnet` names the compiled
+engine: the full network when it builds within its share of the time,
+else the lazy engine (`compiled_engine`). So a START gives the compiled
+engine a budget, a share of the start clock (`propnet_budget`): grounding
+and building stop when it runs out (caps on atoms and instances, deadline
+checks in the builders), and the game then goes to the Prolog engine, which
+needs no grounding. Either way play goes on; the choice and its reason are
+logged and returned. A player can let the build go on past the budget
 (`start_engine`'s `background_s`): it then plays on Prolog until the
-propnet is ready and switches to it between two moves (`player/upgrade.py`). A GDL-II game gets a propnet too when it builds: the network
-answers legal, next, terminal and goal (all a search needs), a Prolog engine
-it owns answers the percepts.
+compiled engine is ready and switches to it between two moves
+(`player/upgrade.py`). A GDL-II game gets a compiled engine too when it
+builds: it answers legal, next, terminal and goal (all a search needs), a
+Prolog engine it owns answers the percepts.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .gdl.validate import ValidatedGame
-from .reasoner.statemachine import StateMachine
+from .reasoner.statemachine import ReasonerError, StateMachine
 
 log = logging.getLogger(__name__)
 
@@ -78,17 +84,71 @@ def _prolog(game: ValidatedGame, **options) -> StateMachine:
     return PrologStateMachine(game, **{k: v for k, v in options.items() if k in _PROLOG_OPTIONS})
 
 
-def _propnet(game: ValidatedGame, **options) -> StateMachine:
+def _full_propnet(game: ValidatedGame, **options) -> StateMachine:
     from .propnet.machine.state_machine import PropnetStateMachine
 
     return PropnetStateMachine(game, **options)
+
+
+def _lazy(game: ValidatedGame, time_limit: float = 60.0, **options) -> StateMachine:
+    from .propnet.lazy.machine import LazyStateMachine
+
+    return LazyStateMachine(game, time_limit=time_limit, **options)
+
+
+def _propnet(game: ValidatedGame, time_limit: float = 60.0, **options) -> StateMachine:
+    """The full network when it builds, else the lazy engine (`compiled_engine`)."""
+    return compiled_engine(game, time_limit, **options)
+
+
+#: Share of a compiled engine's time the full network may take: the rest is
+#: kept for the lazy engine, should the network give up (chess gives up at
+#: its cap on atoms after about 19 s; the lazy engine builds in a few).
+FULL_NETWORK_SHARE = 0.75
+
+#: How a full network that passed a cap (not the time limit) gives up.
+CAPPED_GROUNDING = "grounding gave up (too many"
+
+
+def compiled_engine(game: ValidatedGame, time_limit: float, **options) -> StateMachine:
+    """A compiled engine within `time_limit` seconds: the full propnet when it
+    builds within its share, else the lazy engine (its rules evaluated on
+    each state) in the time left; PropnetUnavailable, with both reasons,
+    when neither is made. A network that gave up at a relation only the
+    goal reads (sudoku) is built again without the goal, and plays beside
+    the lazy engine's goal program (`HybridStateMachine`)."""
+    from .propnet.lazy.hybrid import HybridStateMachine, goal_only
+    from .propnet.machine.state_machine import PropnetUnavailable
+
+    started = time.perf_counter()
+    try:
+        return _full_propnet(game, time_limit=FULL_NETWORK_SHARE * time_limit, **options)
+    except PropnetUnavailable as error:
+        full = error
+    if full.reason.startswith(CAPPED_GROUNDING) and goal_only(game, full.reason):
+        left = FULL_NETWORK_SHARE * time_limit - (time.perf_counter() - started)
+        log.info("engine: the full propnet gave up on the goal (%s); a network without it gets %.2f s",
+                 full.reason, left)
+        try:
+            return HybridStateMachine(game, time_limit=left, **options)
+        except ReasonerError as error:
+            log.info("engine: no network for the moves (%s)", error)
+    left = time_limit - (time.perf_counter() - started)
+    log.info("engine: the full propnet gave up (%s); the lazy engine gets %.2f s", full.reason, left)
+    try:
+        if left <= 0:
+            raise ReasonerError("no time left")
+        return _lazy(game, time_limit=left, **options)
+    except ReasonerError as error:
+        raise PropnetUnavailable(f"{full.reason}; the lazy engine: {error}", time.perf_counter() - started,
+                                 full.profile) from error
 
 
 def _auto(game: ValidatedGame, time_limit: float = 10.0, **options) -> StateMachine:
     return choose_state_machine(game, time_limit, **options)[0]
 
 
-ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "auto": _auto}
+ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "lazy": _lazy, "auto": _auto}
 
 #: Names that choose between engines rather than being one, each with the
 #: engine it plays on when it can.
@@ -172,11 +232,12 @@ def choose_state_machine(game: ValidatedGame, budget_s: float, **options) -> tup
         else:
             how = (f"an earlier build of these rules in this process ({machine.stats['build_s']:.2f} s then)"
                    if machine.cached else f"built in {machine.build_s:.2f} s")
-            choice = EngineChoice(
-                "propnet",
-                f"propnet {how} ({machine.stats['gates']} gates, {machine.stats['propositions']} propositions)",
-                machine.build_s,
-            )
+            size = ", ".join(part for part, shown in (
+                (f"{machine.stats.get('gates')} gates, {machine.stats.get('propositions')} propositions",
+                 "gates" in machine.stats),
+                (f"{machine.stats.get('rules')} rules in its programs", "rules" in machine.stats)) if shown)
+            choice = EngineChoice(machine.engine_name, f"{machine.engine_name} {how} ({size})",
+                                  time.perf_counter() - started)
             log.info("engine: %s", choice.reason)
             return machine, choice
     else:

@@ -29,7 +29,7 @@ LAYERS = ("gdl", "reasoner", "propnet", "engines", "search", "player", "server",
 
 #: The rooms of a layer, first to last (the layer's `__init__` docstring says what each is for).
 ROOMS = {
-    "propnet": ("jit", "grounding", "kernels", "network", "machine"),
+    "propnet": ("jit", "grounding", "kernels", "network", "machine", "lazy"),
     "search": ("contract", "tree", "choices", "runners", "driver", "parallel", "hidden"),
 }
 

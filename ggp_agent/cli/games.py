@@ -225,7 +225,9 @@ def run_survey(args) -> int:
                 out.write(json.dumps(row) + "\n")
                 out.flush()
             print(f"{row['game']}: " + (f"built in {row['wall_s']} s ({row['cpu_s']} s CPU), {row['gates']} gates"
-                                        if row["built"] else f"falls back after {row['wall_s']} s: {row['reason']}"),
+                                        if row["built"] else f"falls back after {row['wall_s']} s: {row['reason']}"
+                                        + (f"; the lazy engine built in {row['lazy_s']} s" if row.get("lazy") else
+                                           f"; no lazy engine: {row.get('lazy_reason')}")),
                   file=sys.stderr, flush=True)
             gc.collect()
     finally:
@@ -238,9 +240,12 @@ def run_survey(args) -> int:
         if row["built"] and not args.all:
             continue
         detail = (f"{row['propositions']} propositions, {row['gates']} gates" if row["built"]
-                  else row["reason"].replace("|", "/")[:160])
-        print(f"| {row['game']} | {'propnet' if row['built'] else 'Prolog'} | {row['wall_s']} | {row['cpu_s']} | {detail} |")
+                  else row["reason"].replace("|", "/")[:160]
+                  + (f"; lazy engine in {row['lazy_s']} s" if row.get("lazy") else ""))
+        result = "propnet" if row["built"] else "lazy" if row.get("lazy") else "Prolog"
+        print(f"| {row['game']} | {result} | {row['wall_s']} | {row['cpu_s']} | {detail} |")
     median = sorted(r["wall_s"] for r in built)[len(built) // 2] if built else 0
+    lazy = [r for r in rows if not r["built"] and r.get("lazy")]
     print(f"\n{len(built)} of {len(rows)} games ({100 * len(built) / len(rows):.0f}%) get a propnet within "
-          f"{args.budget:g} s; median build {median} s")
+          f"{args.budget:g} s; median build {median} s; {len(lazy)} more get the lazy engine")
     return 0

@@ -1,4 +1,4 @@
-"""The propnet: a game's rules grounded into a network of AND/OR gates, run as arrays.
+"""The compiled engines: a game's rules grounded into a network of AND/OR gates, run as arrays, or evaluated on each state.
 
 The package is a building of rooms, each a sub-package with one job; a room
 imports only from itself, from the rooms below it and from the layers below
@@ -19,6 +19,11 @@ imports only from itself, from the rooms below it and from the layers below
 - `machine`: `PropnetStateMachine`, the `StateMachine` on top
   (`state_machine`), the process's compiled games (`compiled`) and the
   playout benchmark (`bench`).
+- `lazy`: the compiled engine for games whose network gives up: nothing
+  that depends on the state is grounded, the rules are compiled into
+  programs evaluated on each state under demand (`build`, `program`,
+  `layout`, `vm`, `game_kernels`, `machine`); a network for the moves
+  beside its goal program when only the goal gives up (`hybrid`).
 
 At the top, beside the rooms: `survey` (which games get a propnet within a
 budget, and what the build costs). Nothing here generates or compiles code

@@ -1,9 +1,11 @@
 """Which games get a propnet within a budget, and how long each build takes.
 
 Why: the agent gives the propnet a share of the start clock and falls back to
-Prolog past it; `ggp-agent survey` says for which games that happens, why, and
-what the build costs (wall and CPU seconds: on a loaded machine the wall clock
-says more about the neighbours than about us).
+the lazy engine, then to Prolog, past it; `ggp-agent survey` says for which
+games that happens, why, and what the build costs (wall and CPU seconds: on a
+loaded machine the wall clock says more about the neighbours than about us).
+A game whose full network gives up is built on the lazy engine too, within
+the same budget (`lazy`, `lazy_s`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from pathlib import Path
 
 from ..gdl import GdlError, load_game
+from ..reasoner.statemachine import ReasonerError
 from .machine.state_machine import PropnetStateMachine, PropnetUnavailable
 
 
@@ -26,8 +29,9 @@ def survey_game(path: Path, budget: float) -> dict:
     try:
         machine = PropnetStateMachine(game, time_limit=budget)
     except PropnetUnavailable as error:
-        return dict(row, built=False, wall_s=round(time.perf_counter() - wall, 2),
-                    cpu_s=round(time.process_time() - cpu, 2), reason=error.reason, steps=_steps(error.profile))
+        row = dict(row, built=False, wall_s=round(time.perf_counter() - wall, 2),
+                   cpu_s=round(time.process_time() - cpu, 2), reason=error.reason, steps=_steps(error.profile))
+        return dict(row, **_lazy(game, budget))
     row.update(
         built=True,
         wall_s=round(time.perf_counter() - wall, 2),
@@ -53,3 +57,17 @@ KEPT_STEPS = 5
 def _steps(profile: tuple) -> list:
     """The costliest steps of a grounding: [step (at most 120 characters), CPU seconds, count]."""
     return [[step[:120], round(seconds, 2), count] for step, seconds, count in profile[:KEPT_STEPS]]
+
+
+def _lazy(game, budget: float) -> dict:
+    """The lazy engine's build of a game whose network gave up: whether it
+    built within `budget`, and its wall seconds (or why not)."""
+    from .lazy.machine import LazyStateMachine
+
+    wall = time.perf_counter()
+    try:
+        machine = LazyStateMachine(game, time_limit=budget)
+    except ReasonerError as error:
+        return {"lazy": False, "lazy_s": round(time.perf_counter() - wall, 2), "lazy_reason": str(error)[:300]}
+    machine.close()
+    return {"lazy": True, "lazy_s": round(time.perf_counter() - wall, 2), "lazy_rules": machine.stats["rules"]}

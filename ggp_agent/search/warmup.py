@@ -4,8 +4,8 @@ Numba compiles a kernel the first time it meets a combination of argument
 types and caches the result on disk (`NUMBA_CACHE_DIR`, else `__pycache__`
 next to the sources); SWI-Prolog starts and loads our runtime the first time a
 game is compiled. Every game gives the kernels the same types (a game is data),
-so one tiny game played through every entry point once (both engines, the
-propnet's benchmark strategies, every search rule, a root move, a garbage
+so one tiny game played through every entry point once (the three engines,
+the propnet's benchmark strategies, every search rule, a root move, a garbage
 collection) loads or compiles all of them: after that a new game's START
 finds them in memory. The Docker image runs this at build time, so the kernels
 are compiled into the image; `ggp-agent serve` and the tournament's players run
@@ -29,6 +29,9 @@ from ..gdl import ValidatedGame, load_game
 from ..propnet.jit.decorators import dispatchers
 from ..propnet.jit.numba_cache import counting_compilations
 from ..propnet.kernels import bits, component_kernels, lane_gates, lane_kernels, state_kernels
+from ..propnet.lazy import game_kernels as lazy_game_kernels
+from ..propnet.lazy import goal_kernels as lazy_goal_kernels
+from ..propnet.lazy import vm as lazy_vm
 from ..propnet.machine import bench
 from ..propnet.machine.compiled import COMPILED
 from ..propnet.network import component_groups, graph_kernels, order_kernels, sparse_plan
@@ -44,7 +47,7 @@ from .tree.params import PARALLEL, RULES
 #: Every module that defines numba kernels: what the warm-up must load.
 KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
                   bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, iteration, root, collect,
-                  kernels, lane_search, codes_choice)
+                  kernels, lane_search, codes_choice, lazy_vm, lazy_game_kernels, lazy_goal_kernels)
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +111,8 @@ def warm_up() -> list[WarmUpStep]:
     """Run the tiny game through each engine and every search rule; never raises
     (a failed part is reported and logged, and the server still serves)."""
     game = load_game(WARMUP_GAME)
-    steps = [_timed(engine, lambda engine=engine: _exercise_engine(engine, game)) for engine in ("prolog", "propnet")]
+    steps = [_timed(engine, lambda engine=engine: _exercise_engine(engine, game))
+             for engine in ("prolog", "propnet", "lazy")]
     for step in steps:
         level = logging.ERROR if step.status is WarmUpStatus.FAILED else logging.INFO
         log.log(level, "warm-up %s: %s in %.2f s, %d numba functions compiled%s", step.part, step.status.value,

@@ -1,8 +1,8 @@
-"""The propnet and the Prolog engine agree, step by step, on random walks through
-every game of `gdl_games/`: the state, each role's legal moves, terminal and
-goals, and each role's percepts in the GDL-II games (which the propnet hands to
-a Prolog engine of its own). The games are ours, so both engines must handle
-all of them."""
+"""The compiled engines (the propnet and the lazy engine) and the Prolog engine
+agree, step by step, on random walks through every game of `gdl_games/`: the
+state, each role's legal moves, terminal and goals, and each role's percepts
+in the GDL-II games (which a compiled engine hands to a Prolog engine of its
+own). The games are ours, so every engine must handle all of them."""
 
 import logging
 import os
@@ -13,6 +13,9 @@ import pytest
 
 from ggp_agent.gdl import Dialect, load_game
 from ggp_agent.propnet.grounding import grounder
+from ggp_agent.propnet.lazy import build as lazy_build, machine as lazy_machine
+from ggp_agent.propnet.lazy.games import LazyGames
+from ggp_agent.propnet.lazy.machine import LazyStateMachine
 from ggp_agent.propnet.machine import state_machine
 from ggp_agent.propnet.machine.compiled import CompiledGames
 from ggp_agent.propnet.machine.state_machine import PropnetStateMachine
@@ -32,13 +35,13 @@ def game_files() -> list[Path]:
     return files
 
 
-def walk_and_compare(path: Path, steps: int, seed: int) -> int:
+def walk_and_compare(path: Path, steps: int, seed: int, compiled=PropnetStateMachine) -> int:
     """Random joint moves for `steps` steps (restarting at terminal states);
     returns how many terminal states were met."""
     game = load_game(path)
     rng = random.Random(seed)
     terminals = 0
-    with PropnetStateMachine(game) as propnet, PrologStateMachine(game) as prolog:
+    with compiled(game) as propnet, PrologStateMachine(game) as prolog:
         roles = range(len(prolog.roles))
         ours = theirs = None
         for step in range(steps):
@@ -63,12 +66,17 @@ def walk_and_compare(path: Path, steps: int, seed: int) -> int:
     return terminals
 
 
-def test_engines_agree_on_tictactoe_quickly():
-    assert walk_and_compare(GAMES / "tictactoe.kif", 200, seed=1) > 5
+COMPILED = [PropnetStateMachine, LazyStateMachine]
 
 
-def test_engines_agree_on_a_gdl_ii_game_quickly():
-    assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1) > 5
+@pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
+def test_engines_agree_on_tictactoe_quickly(compiled):
+    assert walk_and_compare(GAMES / "tictactoe.kif", 200, seed=1, compiled=compiled) > 5
+
+
+@pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
+def test_engines_agree_on_a_gdl_ii_game_quickly(compiled):
+    assert walk_and_compare(GAMES / "montyhall.kif", 100, seed=1, compiled=compiled) > 5
 
 
 @pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthrough_6x6"])
@@ -86,6 +94,19 @@ def test_engines_agree_when_the_static_trial_runs_out(name, monkeypatch, caplog)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("compiled", COMPILED, ids=lambda c: c.engine_name)
 @pytest.mark.parametrize("path", game_files(), ids=lambda p: p.stem)
-def test_engines_agree_on_1000_random_steps(path):
-    walk_and_compare(path, 1000, seed=2026)
+def test_engines_agree_on_1000_random_steps(path, compiled):
+    walk_and_compare(path, 1000, seed=2026, compiled=compiled)
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connectfour", "breakthrough_6x6"])
+def test_the_lazy_engine_agrees_when_its_static_trial_runs_out(name, monkeypatch, caplog):
+    """The lazy engine's build has a static trial of its own: with no time
+    for it, every static relation but `init` and `role` is evaluated per
+    state, under demand, and the engine must still agree with the rules."""
+    monkeypatch.setattr(lazy_build, "STATIC_TRIAL_SHARE", 0.0)
+    monkeypatch.setattr(lazy_machine, "LAZY_GAMES", LazyGames())  # a build of its own
+    with caplog.at_level(logging.INFO, logger=lazy_machine.__name__):
+        walk_and_compare(GAMES / f"{name}.kif", 100, seed=3, compiled=LazyStateMachine)
+    assert "evaluated per state under demand" in caplog.text

@@ -1,4 +1,5 @@
-"""Engine choice: the propnet when it builds within its budget, Prolog otherwise.
+"""Engine choice: a compiled engine when one builds within its budget (the
+full propnet, else the lazy engine), Prolog otherwise.
 
 Either way the game is playable, and the log says which engine plays and why
 (an operator reading a slow match wants to know it ran on Prolog).
@@ -59,18 +60,35 @@ def test_a_small_game_gets_the_propnet_and_the_log_says_so(caplog):
         machine.close()
 
 
-def test_a_game_that_does_not_ground_in_time_plays_on_prolog(caplog):
+def test_a_game_that_does_not_ground_in_time_plays_on_the_lazy_engine(caplog):
+    """The full network gives up at its share of the budget; the lazy
+    engine, which grounds nothing that depends on the state, builds in the
+    rest (the grid's 3,375,000 positions are never enumerated)."""
     machine, choice = _choose(EXPLODING, 1.0, caplog)
     try:
-        assert choice.engine == "prolog", choice
-        assert choice.reason.startswith("propnet unavailable after")
+        assert choice.engine == "lazy", choice
         assert choice.build_s < 5.0  # the budget stopped the grounder
-        assert "engine: prolog (propnet unavailable" in caplog.text
+        assert "engine: the full propnet gave up (grounding gave up (time limit)" in caplog.text
+        assert f"engine: {choice.reason}" in caplog.text
         state = machine.initial_state()
         assert sorted(map(str, machine.legal_moves(state, 0))) == ["x", "y", "z"]
         [up] = [move for move in machine.legal_moves(state, 0) if str(move) == "y"]
         [fluent] = machine.next_state(state, [up])
         assert str(fluent) == "(at 0 1 0)"
+    finally:
+        machine.close()
+
+
+def test_a_game_no_compiled_engine_makes_in_time_plays_on_prolog(caplog):
+    # a fact of its own: not the lazy build an earlier test kept in this process
+    machine, choice = _choose(EXPLODING + "(unused no_time)", 0.001, caplog)
+    try:
+        assert choice.engine == "prolog", choice
+        assert choice.reason.startswith("propnet unavailable after")
+        assert "the lazy engine:" in choice.reason, choice
+        assert "engine: prolog (propnet unavailable" in caplog.text
+        state = machine.initial_state()
+        assert sorted(map(str, machine.legal_moves(state, 0))) == ["x", "y", "z"]
     finally:
         machine.close()
 
@@ -104,6 +122,6 @@ def test_the_budget_is_a_share_of_the_start_clock(start_clock, budget):
 def test_engine_auto_is_the_same_choice():
     machine = make_state_machine("auto", load_game(EXPLODING), time_limit=1.0)
     try:
-        assert type(machine).__name__ == "PrologStateMachine"
+        assert type(machine).__name__ == "LazyStateMachine"
     finally:
         machine.close()

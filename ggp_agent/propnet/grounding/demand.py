@@ -42,6 +42,9 @@ from ...gdl.terms import Compound, Distinct, Not, Rule, Symbol, relation_key, va
 
 DEMAND_PREFIX = "demand "
 
+#: The relations of the state and the moves.
+_STATE = {("true", 1), ("does", 2)}
+
 #: Adornments one relation may get before it is computed whole instead.
 MAX_ADORNMENTS = 4
 
@@ -59,13 +62,29 @@ class Demanded:
     whole: frozenset
 
 
+#: Where a demand rule's body comes from (`with_demand`'s `demand_from`).
+FROM_ALL, FROM_NEGATION_PREFIX, FROM_BASES = "all", "negation prefix", "bases"
+
+
 def with_demand(rules: list[Rule], wanted: set, is_static: Callable[[tuple[str, int]], bool],
-                negated_whole: bool = False) -> Demanded:
+                negated_whole: bool = False, demand_from: str = FROM_ALL) -> Demanded:
     """The rules rewritten so that each relation is computed only where it is
     asked (module docstring). `wanted` relations are asked whole; with
     `negated_whole` so is every static relation a rule negates (its demand
     would depend on the rule's own relation, which may break
-    stratification)."""
+    stratification).
+
+    `demand_from` says which literals before a call make its demand: all of
+    them (`FROM_ALL`, the tightest demand); for a negated call, the shortest
+    prefix that binds its variables (`FROM_NEGATION_PREFIX`); for every call,
+    the literals of the state, the moves and the static relations that bind
+    what it asks, derived ones only where those do not (`FROM_BASES`). A
+    demand asked wider depends on fewer relations, so fewer programs have a
+    negation inside a recursion: chess's stalemate negates `in_check` beside
+    `stuck`, and `stuck` reads `legal`, which negates `in_check` too (a cycle
+    when the demand for `in_check` reads `stuck`); crissrace asks `stuck` of
+    four cells, each demand reading the `stuck` before it, and `stuck`
+    negates what that demand guards."""
     by_head: dict[tuple[str, int], list[Rule]] = {}
     for rule in rules:
         by_head.setdefault(relation_key(rule.head), []).append(rule)
@@ -78,11 +97,11 @@ def with_demand(rules: list[Rule], wanted: set, is_static: Callable[[tuple[str, 
     result: list[Rule] = []
     for key in sorted(whole, key=str):
         for rule in by_head.get(key, []):
-            result.extend(_rewritten(rule, None, whole, is_static, negated_whole))
+            result.extend(_rewritten(rule, None, whole, is_static, negated_whole, demand_from))
     for key in sorted(adorned, key=str):
         for adornment in sorted(adorned[key]):
             for rule in by_head.get(key, []):
-                result.extend(_rewritten(rule, adornment, whole, is_static, negated_whole))
+                result.extend(_rewritten(rule, adornment, whole, is_static, negated_whole, demand_from))
     return Demanded(result, adorned, frozenset(whole))
 
 
@@ -179,7 +198,8 @@ def demand_literal(sentence, adornment: tuple[bool, ...]):
     return Compound(name, tuple(arg for arg, b in zip(sentence.args, adornment) if b))
 
 
-def _rewritten(rule: Rule, adornment: Adornment, whole: set, is_static, negated_whole) -> list[Rule]:
+def _rewritten(rule: Rule, adornment: Adornment, whole: set, is_static, negated_whole,
+               demand_from: str = FROM_ALL) -> list[Rule]:
     """The rule guarded by its head's demand, and the demand rules of its body."""
     guard = [] if adornment is None else [demand_literal(rule.head, adornment)]
     result = [Rule(rule.head, tuple(guard) + rule.body)]
@@ -189,9 +209,50 @@ def _rewritten(rule: Rule, adornment: Adornment, whole: set, is_static, negated_
     for literal, asked, positive in _calls(rule, adornment, is_static, negated_whole):
         callee = relation_key(literal)
         if asked is not None and callee not in whole:
-            body = before + [t for t in tests if set(variables(t)) <= bound]
+            prefix, prefix_bound = before, bound
+            if demand_from == FROM_BASES:
+                prefix, prefix_bound = _binding_bases(before, _asked_variables(literal, asked), is_static)
+            elif not positive and demand_from == FROM_NEGATION_PREFIX:
+                prefix, prefix_bound = _binding_prefix(before, set(variables(literal)))
+            body = prefix + [t for t in tests if set(variables(t)) <= prefix_bound]
             result.append(Rule(demand_literal(literal, asked), tuple(body)))
         if positive:  # it binds what follows
             before.append(literal)
             bound.update(variables(literal))
     return result
+
+
+def _binding_prefix(before: list, wanted: set) -> tuple[list, set]:
+    """The shortest prefix of `before` (a guard, then positive literals) that
+    binds `wanted`, and what it binds."""
+    bound: set = set()
+    for count, literal in enumerate(before):
+        if wanted <= bound:
+            return before[:count], bound
+        bound.update(variables(literal))
+    return before, bound
+
+
+def _asked_variables(literal, asked: tuple[bool, ...]) -> set:
+    return {v for arg, is_bound in zip(literal.args, asked) if is_bound for v in variables(arg)}
+
+
+def _binding_bases(before: list, wanted: set, is_static) -> tuple[list, set]:
+    """The literals of `before` that bind `wanted`: each literal of the state,
+    the moves, a static or a demand relation that binds something still
+    unbound, then derived ones for what those leave; in their order, and
+    what they bind."""
+    chosen: set = set()
+    bound: set = set()
+    for bases_only in (True, False):
+        for index, literal in enumerate(before):
+            if wanted <= bound:
+                break
+            key = relation_key(literal)
+            base = key in _STATE or is_static(key) or key[0].startswith(DEMAND_PREFIX)
+            if index in chosen or (bases_only and not base):
+                continue
+            if set(variables(literal)) & (wanted - bound):
+                chosen.add(index)
+                bound.update(variables(literal))
+    return [literal for index, literal in enumerate(before) if index in chosen], bound

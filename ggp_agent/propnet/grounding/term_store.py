@@ -133,6 +133,15 @@ class TermStore:
 
     # -- growth --------------------------------------------------------------------
 
+    def make_room(self) -> None:
+        """Double whatever is at least half full (ids, the pair table): for
+        callers that intern pairs in kernels of their own, which stop when
+        the store is full (`lazy.vm.intern_pair`)."""
+        if 2 * self.n_ids >= len(self.left):
+            self._grow_ids()
+        if 4 * int(self.count[1]) >= len(self.slot_key):
+            self._grow_table()
+
     def _grow_ids(self) -> None:
         size = 2 * len(self.left)
         self.left = _resized(self.left, size)

@@ -9,7 +9,7 @@ and first moves with the rules' (`state_words` reads states back as terms);
 `bench` measures random playouts per second
 by each evaluation strategy (`ggp-agent bench`).
 
-The last room: it may import every room before it, and no room imports it.
-It chooses no engine (that is `engines`, the layer above) and knows nothing
-of a search.
+It may import every room before it; only `lazy`, the room after it, imports
+it (a network for the moves beside the lazy engine's goals). It chooses no
+engine (that is `engines`, the layer above) and knows nothing of a search.
 """

@@ -10,8 +10,11 @@ read-only once packed and every machine makes its own scratch (`Work`), so
 one build serves every machine of the same rules and bounds.
 
 A build of the same rules already under way is waited for (within the
-waiter's own time limit) rather than started twice. Failures are not kept:
-a later START with more time tries again.
+waiter's own time limit) rather than started twice. A failure is kept only
+when more time would not change it (the grounder passed a cap on atoms,
+instances or rows: chess passes its cap on atoms after about 19 s, and two
+players of one process would each wait that long); a later START with more
+time tries again after any other.
 """
 
 from __future__ import annotations
@@ -24,14 +27,18 @@ from dataclasses import dataclass
 from ...gdl.validate import ValidatedGame
 from ...reasoner.statemachine import ReasonerError
 from ..network.arrays import Net
-from ..grounding.grounder import ground
+from ..grounding.grounder import GroundingError, ground
 from ..network.gates import Network, build_network
 from ..grounding.rules import prepare_rules
 from ..network.sparse_plan import planned
 from .opening import check_opening
 
-#: Compiled games kept per process, the least recently used dropped first.
+#: Compiled games kept per process, the least recently used dropped first
+#: (and as many failures that passed a cap).
 KEPT_GAMES = 4
+
+#: How a grounding that passed a cap says so (`grounder.ground`).
+CAPPED = "too many"
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,8 @@ class CompiledGames:
         self._games: collections.OrderedDict[tuple, CompiledGame] = collections.OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[tuple, threading.Lock] = {}
+        #: builds that passed a cap, by key: the same rules fail the same way
+        self._failed: collections.OrderedDict[tuple, ReasonerError] = collections.OrderedDict()
 
     def get(self, game: ValidatedGame, time_limit: float, **bounds) -> tuple[CompiledGame, bool]:
         """`game` compiled, and whether it came from an earlier build. Waits
@@ -84,6 +93,8 @@ class CompiledGames:
             found = self._found(key)
             if found is not None:
                 return found, True
+            if key in self._failed:
+                raise self._failed[key]
             building = self._building.setdefault(key, _Build())
             building.users += 1
         try:
@@ -92,12 +103,23 @@ class CompiledGames:
             try:
                 with self._lock:
                     found = self._found(key)
+                    failed = self._failed.get(key)
                 if found is not None:
                     return found, True
+                if failed is not None:
+                    raise failed
                 left = time_limit - (time.perf_counter() - started)
                 if left <= 0:
                     raise ReasonerError("time limit: no time left after another build of the same rules")
-                compiled = build_compiled(game, left, **bounds)
+                try:
+                    compiled = build_compiled(game, left, **bounds)
+                except GroundingError as error:
+                    if error.reason.startswith(CAPPED):
+                        with self._lock:
+                            self._failed[key] = error
+                            while len(self._failed) > self.kept:
+                                self._failed.popitem(last=False)
+                    raise
                 with self._lock:
                     self._games[key] = compiled
                     while len(self._games) > self.kept:

@@ -9,7 +9,8 @@ process and rules: `compiled.py`) is compared with the Prolog engine, which
 needs no grounding, on the initial state: its fluents, whether it is
 terminal, and each role's legal moves there unless it is. A difference
 raises `BrokenBuild`, which the machine reports as `PropnetUnavailable`: the
-`auto` engine then plays on Prolog. It costs a Prolog module of the game and
+`auto` engine then plays on Prolog. The lazy engine's builds pass the same
+check (`check_against_rules`, from `lazy/games.py`). It costs a Prolog module of the game and
 a few queries (docs/propnet.md, "Correctness").
 
 A role without a legal move where Prolog has none either is no difference:
@@ -108,20 +109,27 @@ def check_opening(game: ValidatedGame, network: Network, net: Net, time_limit: f
     """Raise BrokenBuild when the network's initial state differs from the
     rules' (Prolog's, within `time_limit` seconds, at least MIN_CHECK_S);
     the check's figures for the build's stats."""
+    return check_against_rules(game, network_opening(network, net), time_limit, "the network")
+
+
+def check_against_rules(game: ValidatedGame, ours: Opening, time_limit: float, built: str) -> dict:
+    """Raise BrokenBuild when `ours`, what a new build (named `built` in the
+    message) says of the initial state, differs from the rules' (Prolog's,
+    within `time_limit` seconds, at least MIN_CHECK_S); the check's figures.
+    The one check of every compiled build: the network's and the lazy engine's."""
     from ...reasoner.prolog_machine import PrologStateMachine
 
     started = time.perf_counter()
     limit = max(MIN_CHECK_S, time_limit)
-    ours = network_opening(network, net)
     try:
         with PrologStateMachine(game, query_time_limit=limit, load_time_limit=limit) as prolog:
             rules = opening_of(prolog)
     except ReasonerError as error:
-        log.warning("propnet: the initial state went unchecked: Prolog could not compute it (%s)", error)
+        log.warning("%s: the initial state went unchecked: Prolog could not compute it (%s)", built, error)
         return {"opening_checked": False, "opening_check_s": round(time.perf_counter() - started, 3)}
     found = difference(ours, rules, tuple(game.roles))
     if found:
-        raise BrokenBuild(f"the network disagrees with the rules: {found}")
+        raise BrokenBuild(f"{built} disagrees with the rules: {found}")
     return {"opening_checked": True, "opening_check_s": round(time.perf_counter() - started, 3)}
 
 

@@ -23,13 +23,14 @@ def _cli(*arguments: str, env=None, timeout: float = 120) -> subprocess.Complete
 
 def test_warm_up_runs_each_engine_and_every_search_once():
     steps = warm_up()
-    assert [(step.part, step.status) for step in steps] == [("prolog", WarmUpStatus.OK), ("propnet", WarmUpStatus.OK)]
+    assert [(step.part, step.status) for step in steps] == [("prolog", WarmUpStatus.OK), ("propnet", WarmUpStatus.OK),
+                                                            ("lazy", WarmUpStatus.OK)]
 
 
 def test_the_warmup_command_reports_every_part():
     done = _cli("warmup")
     assert done.returncode == 0, done.stderr
-    assert "prolog: ok" in done.stdout and "propnet: ok" in done.stdout
+    assert "prolog: ok" in done.stdout and "propnet: ok" in done.stdout and "lazy: ok" in done.stdout
 
 
 def test_serve_takes_its_settings_from_the_environment_and_ping_reads_info(tmp_path):

@@ -86,3 +86,20 @@ def test_destination_codes_are_chosen_where_moves_share_destinations_and_have_se
     assert choose_codes(EFFECTS_FROM - 0.1, pooled=1.0) == "moves"  # one effect a move: nothing to pool
     assert choose_codes(EFFECTS_FROM, pooled=0.0) == "effects"  # connect four: a column is its own group
     assert choose_codes(EFFECTS_FROM, pooled=0.8) == "destinations"
+
+
+@pytest.mark.parametrize("codes", ["effects", "destinations"])
+def test_a_prepared_search_keys_moves_by_what_they_change(machines, codes):
+    """The arena knows which fluents moves change (`A.dynamic`, set by the
+    runner's `prepare_arena`): without them every move of a role hashes to
+    one effect and effect-coded statistics collapse to a code per role."""
+    from ggp_agent.search.tree.arena import C_CODES
+
+    machine = machines("connectfour.kif")
+    search = make_tree_search("mcps", machine, 0, seed=1, memory_cap=64 << 20, options={"codes": codes})
+    search.prepare(machine.initial_state())
+    A = search.arena
+    assert A.dynamic.any()
+    move_codes = int(A.counters[C_CODES])
+    search.search(3000)
+    assert int(A.counters[C_CODES]) >= move_codes + 2 * len(machine.roles)

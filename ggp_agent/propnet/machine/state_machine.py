@@ -6,7 +6,7 @@ search does not go through this class: it takes `net` (the arrays), makes its
 own `Work`/`Lanes` per thread (`arrays.new_work`, `arrays.new_lanes`) and calls
 the kernels, using `fluents` and `move_codes` to translate states and codes.
 
-Building grounds the rules (Prolog), builds and simplifies the network, and
+Building grounds the rules (`grounding`, no Prolog), builds and simplifies the network, and
 packs the arrays; each step is bounded (`time_limit` seconds in all, caps on
 atoms and instances) and a failure raises `PropnetUnavailable`, which says
 where and why, so that the caller can fall back to the Prolog engine.

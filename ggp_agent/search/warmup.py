@@ -107,6 +107,12 @@ class WarmUpStep:
     compiled: int = 0
 
 
+#: The warm-up's builds may take this long: on a fresh install they include
+#: compiling the kernels they call (the lazy engine's, a minute on this
+#: machine under load), which a START's budget need not allow for.
+BUILD_SECONDS = 900.0
+
+
 def warm_up() -> list[WarmUpStep]:
     """Run the tiny game through each engine and every search rule; never raises
     (a failed part is reported and logged, and the server still serves)."""
@@ -147,7 +153,7 @@ def _timed(part: str, function: Callable[[], object]) -> WarmUpStep:
 
 def _exercise_engine(engine: str, game: ValidatedGame) -> None:
     """Every helper of the engine's state machine once, then every search rule over it."""
-    with make_state_machine(engine, game) as machine:
+    with make_state_machine(engine, game, time_limit=BUILD_SECONDS) as machine:
         state = machine.initial_state()
         machine.legal_codes(state, 0)
         machine.next_info(state, [machine.legal_moves(state, 0)[0], machine.legal_moves(state, 1)[0]])

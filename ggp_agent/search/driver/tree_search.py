@@ -342,7 +342,7 @@ class TreeSearch(Search):
                 if ran == 0:
                     break
             self._total_iterations += done
-            self._decided = self._decided_locked()
+            self._publish_locked()
         return done
 
     def _collect_if_pending(self) -> None:
@@ -454,12 +454,13 @@ class TreeSearch(Search):
         return tree_votes(self.arena, self.role, self._runner.move_of)
 
     def _decided_locked(self) -> bool:
-        """Whether the move to play is settled (see `answer_ready`)."""
+        """Whether the move to play is settled (see `answer_ready`): never before
+        a move is published, since `best_move` reads it while a batch runs."""
         if self.arena is None:
             return False
         if self._our_choices <= 1:
             return True
-        return bool(move_decided(self.arena, self.role, self._packed[P_SOLVER] != 0.0))
+        return self._published is not None and bool(move_decided(self.arena, self.role, self._packed[P_SOLVER] != 0.0))
 
     def _best_move_locked(self) -> Optional[Term]:
         A = self.arena

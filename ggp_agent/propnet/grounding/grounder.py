@@ -196,9 +196,9 @@ class _Job:
                 raise _BaseIncomplete(problem)
 
         # -- factoring -----------------------------------------------------------------
-        relevant = _relevant(all_rules)
+        needed = relevant(all_rules)
         network_rules = [rule for rule in self.rules if relation_key(rule.head) in dynamic
-                         and relation_key(rule.head) in relevant]
+                         and relation_key(rule.head) in needed]
         aux_rules: list[Rule] = []
         if self.factor and network_rules:
             began = time.process_time()
@@ -252,8 +252,8 @@ class _Job:
         demand where it does not (the static ones tried first, one component
         at a time; the others by a run that starts again with one more
         relation under demand each time one grows too large)."""
-        relevant = _relevant(all_rules)
-        all_rules = [rule for rule in all_rules if relation_key(rule.head) in relevant]
+        needed = relevant(all_rules)
+        all_rules = [rule for rule in all_rules if relation_key(rule.head) in needed]
         heads = {relation_key(rule.head) for rule in all_rules}
         asked: set = set()
         if self.demand:
@@ -384,13 +384,15 @@ def _relaxed(body, dynamic: frozenset) -> list:
                     and relation_key(sentence_of(literal)) in dynamic)]
 
 
-def _relevant(rules: list[Rule]) -> set:
-    """The relations the wanted ones depend on, and those."""
+def relevant(rules: list[Rule], outputs=WANTED) -> set:
+    """The relations `outputs` depend on through `rules`, and those (the
+    grounder's wanted relations by default; the lazy engine's programs
+    ask for theirs)."""
     reads: dict = {}
     for rule in rules:
         body = reads.setdefault(relation_key(rule.head), set())
         body.update(relation_key(s) for s in map(sentence_of, rule.body) if s is not None)
-    found = set(WANTED)
+    found = set(outputs)
     stack = list(found)
     while stack:
         for key in reads.get(stack.pop(), ()):

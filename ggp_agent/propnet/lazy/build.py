@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...gdl.analysis import sentence_of
 from ...gdl.terms import Rule, Term, parenthesized_names, relation_key
 from ...gdl.validate import ValidatedGame
 from ...reasoner.statemachine import ReasonerError
 from ..grounding.demand import FROM_BASES, FROM_NEGATION_PREFIX, with_demand
 from ..grounding.evaluate import Model, Trial, Unstratified as ModelUnstratified
-from ..grounding.grounder import dynamic_relations
+from ..grounding.grounder import dynamic_relations, relevant
 from ..grounding.inert import with_inert_fluents
 from ..grounding.rules import prepare_rules
 from ..grounding.term_store import TermStore
@@ -126,7 +125,7 @@ def _build(game: ValidatedGame, time_limit: float, sizes: Sizes) -> LazyGame:
     dynamic = dynamic_relations(rules)
     model = Model(store, deadline, STATIC_TRIAL_ATOMS * 4, STATIC_TRIAL_ATOMS)
     static_rules = [rule for rule in rules if relation_key(rule.head) not in dynamic]
-    needed = _relevant(static_rules, WHOLE)
+    needed = relevant(static_rules, WHOLE)
     try:
         # the initial state and the roles whole, whatever they cost (within the
         # time limit); every other static component on trial
@@ -173,26 +172,11 @@ def _build(game: ValidatedGame, time_limit: float, sizes: Sizes) -> LazyGame:
                     time.perf_counter() - started, notes)
 
 
-def _relevant(rules: list[Rule], outputs) -> set:
-    reads: dict = {}
-    for rule in rules:
-        body = reads.setdefault(relation_key(rule.head), set())
-        body.update(relation_key(s) for s in map(sentence_of, rule.body) if s is not None)
-    found = set(outputs)
-    stack = list(found)
-    while stack:
-        for key in reads.get(stack.pop(), ()):
-            if key not in found:
-                found.add(key)
-                stack.append(key)
-    return found
-
-
 def _program(runtime: list[Rule], outputs, inputs, computed: set, dynamic: frozenset, model: Model,
              store: TermStore, sizes: Sizes) -> CompiledProgram:
-    relevant = _relevant(runtime, outputs)
-    rules = [rule for rule in runtime if relation_key(rule.head) in relevant]
-    kept_keys = sorted(key for key in relevant if key in computed)
+    needed = relevant(runtime, outputs)
+    rules = [rule for rule in runtime if relation_key(rule.head) in needed]
+    kept_keys = sorted(key for key in needed if key in computed)
     whole = set(outputs) | set(inputs) | set(kept_keys)
     attempts = (("demand", False, FROM_NEGATION_PREFIX), ("demand from the state", False, FROM_BASES),
                 ("demand from the state, negated static relations whole", True, FROM_BASES),

@@ -8,31 +8,13 @@ import random
 import numpy as np
 import pytest
 
-from ggp_agent.engines import make_state_machine
-from ggp_agent.gdl import load_game
 from ggp_agent.gdl.terms import Compound
 from ggp_agent.search.tree import table
 from ggp_agent.search.choices.codes_choice import EFFECTS_FROM, choose_codes
 from ggp_agent.search.choices.destinations import destination_positions, pooled_share
 from ggp_agent.search.registry import make_tree_search
 
-from ..helpers import GAMES
-
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
-
-
-@pytest.fixture(scope="module")
-def machines():
-    made = {}
-
-    def machine(game: str):
-        if game not in made:
-            made[game] = make_state_machine("propnet", load_game(GAMES / game))
-        return made[game]
-
-    yield machine
-    for each in made.values():
-        each.close()
 
 
 @pytest.mark.parametrize("game, expected", [

@@ -13,34 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ggp_agent.engines import make_state_machine
-from ggp_agent.gdl import load_game
 from ggp_agent.propnet.network.arrays import new_rng, new_work
 from ggp_agent.search.choices.heuristic_choice import MIN_CORRELATION, find_heuristic, sample
 from ggp_agent.search.registry import make_tree_search
 from ggp_agent.search.tree.arena import C_CUTOFFS, C_HEUR_SETS, C_NODES, C_ROOT, C_ROLLOUT_STEPS, C_ROLLOUTS
 from ggp_agent.search.tree.heuristic import state_value
 
-from ..helpers import GAMES
-
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 #: Settings the START would decide, fixed so that the tests do not depend on the clock.
 FIXED = {"codes": "moves", "priors": "capped"}
-
-
-@pytest.fixture(scope="module")
-def machines():
-    made = {}
-
-    def machine(game: str):
-        if game not in made:
-            made[game] = make_state_machine("propnet", load_game(GAMES / game))
-        return made[game]
-
-    yield machine
-    for each in made.values():
-        each.close()
 
 
 def _found(machine):

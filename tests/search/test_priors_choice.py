@@ -21,23 +21,9 @@ from ggp_agent.search.choices.priors_choice import RETURNING_FROM, choose_priors
 from ggp_agent.search.choices.start_choices import start_budget
 from ggp_agent.search.registry import make_tree_search
 
-from ..helpers import GAMES, shared_path
+from ..helpers import shared_path
 
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
-
-
-@pytest.fixture(scope="module")
-def machines():
-    made = {}
-
-    def machine(engine: str, game: str):
-        if (engine, game) not in made:
-            made[engine, game] = make_state_machine(engine, load_game(GAMES / game))
-        return made[engine, game]
-
-    yield machine
-    for each in made.values():
-        each.close()
 
 
 @pytest.mark.parametrize("game, priors", [("tictactoe.kif", "whole"), ("connectfour.kif", "whole"),
@@ -47,7 +33,7 @@ def test_auto_priors_are_capped_where_played_move_codes_come_back(machines, game
     """A mark, a disc, a stone is legal until played or filled and never again:
     whole priors. A pawn's step from e2 is played, gone when the pawn has
     moved, and legal again when another pawn arrives: capped."""
-    machine = machines("propnet", game)
+    machine = machines(game)
     search = make_tree_search("mcps", machine, 0, seed=1)  # the default: auto
     search.prepare(machine.initial_state())
     assert search.params.priors == priors
@@ -74,7 +60,7 @@ def test_codes_that_leave_unplayed_and_come_back_keep_whole_priors(game, priors)
 
 @pytest.mark.parametrize("game, placements", [("tictactoe.kif", True), ("breakthrough_6x6.kif", False)])
 def test_the_measure_asks_only_for_legal_moves_so_prolog_answers_it_too(machines, game, placements):
-    share = returning_share(machines("prolog", game), machines("prolog", game).initial_state(), seconds=1.0)
+    share = returning_share(machines(game, "prolog"), machines(game, "prolog").initial_state(), seconds=1.0)
     assert share is not None
     assert (share < RETURNING_FROM) == placements
 
@@ -83,17 +69,17 @@ def test_the_measure_keeps_to_its_time_and_the_same_seed_gives_the_same_answer(m
     """Prolog plays breakthrough slowly: the measurement stops at its deadline
     (within a step); the same seed gives the same share when the playouts fit
     in the time (a loaded machine fits fewer in 0.3 s)."""
-    machine = machines("prolog", "breakthrough_6x6.kif")
+    machine = machines("breakthrough_6x6.kif", "prolog")
     began = time.perf_counter()
     returning_share(machine, machine.initial_state(), seconds=0.05)
     assert time.perf_counter() - began < 0.05 + 0.25
-    fast = machines("propnet", "breakthrough_6x6.kif")
+    fast = machines("breakthrough_6x6.kif")
     shares = {returning_share(fast, fast.initial_state(), seed=7, seconds=30.0) for _ in range(3)}
     assert len(shares) == 1
 
 
 def test_grave_and_uct_keep_their_published_rules(machines):
-    machine = machines("propnet", "breakthrough_6x6.kif")
+    machine = machines("breakthrough_6x6.kif")
     for rule in ("grave", "uct"):
         search = make_tree_search(rule, machine, 0, seed=1, options={"priors": "auto"})
         search.prepare(machine.initial_state())
@@ -123,7 +109,7 @@ def test_the_trees_of_a_match_decide_once_and_agree(machines, caplog):
     the second adopts its decisions: one log line each, the same settings."""
     from ggp_agent.search.registry import make_search
 
-    machine = machines("propnet", "breakthrough_6x6.kif")
+    machine = machines("breakthrough_6x6.kif")
     search = make_search("mcps", machine, 0, seed=3, threads=2, memory_cap=32 << 20)
     with caplog.at_level("INFO", logger="ggp_agent.search.choices.start_choices"):
         search.prepare(machine.initial_state())
@@ -151,7 +137,7 @@ def test_the_start_choices_take_at_most_a_tenth_of_the_start_clock(machines, gam
     of wall time for 0.06 s of work, and once 0.68 s of CPU for a START that
     takes 0.20 s here, quiet or loaded); a START that overran its budget
     would overrun it every time."""
-    machine = machines("propnet", game)
+    machine = machines(game)
     spent = []
     for _ in range(3):
         search = make_tree_search("mcps", machine, 0, seed=2, memory_cap=32 << 20,

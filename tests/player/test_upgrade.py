@@ -43,11 +43,17 @@ def test_the_build_goes_on_past_the_budget_and_hands_over_a_propnet():
         machine.close()
 
 
-def test_without_a_background_build_a_slow_propnet_means_prolog_for_the_match():
+def test_without_a_background_build_a_slow_propnet_is_not_waited_for():
     # other rules than the other tests' (a build of the same rules is shared by the process)
+    started = time.perf_counter()
     machine, pending = start_engine("auto", load_game(SLOW_TO_GROUND + "(unused 1)"), 0.05)
+    waited = time.perf_counter() - started
     machine.close()
-    assert machine.engine_name == "prolog" and pending is None
+    # Prolog, or the lazy engine when its programs compile in the budget's
+    # last hundredth of a second (it did in CI): never the full network,
+    # whose grounding takes seconds, and nothing left building
+    assert machine.engine_name in {"prolog", "lazy"} and pending is None
+    assert waited < 3.0  # the full grounding takes five seconds
 
 
 @pytest.mark.slow

@@ -53,6 +53,14 @@ _GAIN = 0.67
 #: Rules estimated below this many instances are left alone.
 _SMALL = 32.0
 
+#: A split whose auxiliary relation is estimated below this share of the
+#: rule's instances is kept even when the estimate sees no gain in the rest:
+#: the estimate takes each variable's values as independent, so projecting
+#: out a variable one value decides (racer's velocity `?dx`, one per
+#: `?ndx` in a state, three over the game) looks free of gain, while the
+#: rest's real instances can only shrink by it.
+_CHEAP = 0.25
+
 Sentence = Union[Symbol, Compound]
 
 
@@ -184,7 +192,8 @@ class Factoring:
             estimates.aux[aux_head] = Measure(aux_size, {v: domains.get(v, 1.0) for v in keep})
             new_cost = aux_cost + estimates.instances(rest + [aux_head])
             del estimates.aux[aux_head]
-            if new_cost < _GAIN * cost and (best is None or new_cost < best[0]):
+            pays = new_cost < _GAIN * cost or aux_cost < _CHEAP * cost
+            if pays and (best is None or new_cost < best[0]):
                 best = (new_cost, part, rest, keep, first, aux_size, domains)
         if best is None:
             return [Rule(head, tuple(body))]

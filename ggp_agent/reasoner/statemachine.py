@@ -208,6 +208,15 @@ class StateMachine(abc.ABC):
 
     # -- helpers built on them (an engine may override them to go faster) ------------
 
+    def for_search(self) -> "StateMachine":
+        """An engine a search may call from its own thread while the player
+        calls this one: this one by default, and then the search shares it
+        and keeps each call short (`search.runners.serial.MachineRunner`). An
+        engine cheap to copy, whose calls run outside the GIL, gives a copy
+        with the same `move_codes`, so that the search's long calls (a whole
+        playout in one kernel call) never keep the player waiting."""
+        return self
+
     def known_fluents(self) -> Optional[frozenset]:
         """Every fluent that can be true in some state, when the engine knows
         them without playing (a propnet's propositions); None when it does not

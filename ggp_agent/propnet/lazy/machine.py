@@ -66,21 +66,14 @@ class LazyStateMachine(StateMachine):
                 raise LazyUnavailable(str(error)) from error
         self.lazy = built
         self.game = game
-        self._store = copy.deepcopy(built.store)
         self._roles = tuple(game.roles)
         self.move_codes = MoveCodes(len(self._roles))
-        self._lock = threading.RLock()
         self._warn_goal = WarnOnce(log, "lazy")
-        self._ids: dict[Term, int] = {}
-        self._evaluators = {name: Evaluator(compiled, self._store, built.rows, work_budget)
-                            for name, compiled in built.programs.items()}
-        self._state = np.zeros(FIRST_STATE, dtype=np.int32)
-        self._moves = np.full(max(1, len(self._roles)), -1, dtype=np.int32)
-        self._legal = np.zeros(64, dtype=np.int32)
-        self._goals = np.zeros(max(1, len(self._roles)), dtype=np.int64)
-        self._loaded: Optional[State] = None
+        self._work_budget = work_budget
+        self._own_tables()
         self._initial = frozenset(self._store.term(int(i)) for i in built.init_ids)
         self.percept_engine = percept_engine
+        self._owns_percepts = True
         if percept_engine is None and game.dialect is Dialect.GDL_II:
             from ...reasoner.prolog_machine import PrologStateMachine
             self.percept_engine = PrologStateMachine(game)
@@ -90,6 +83,31 @@ class LazyStateMachine(StateMachine):
         if not self.cached:
             for note in built.notes:
                 log.info("lazy: %s", note)
+
+    def _own_tables(self) -> None:
+        """What evaluating writes to, this machine's alone: a term store (the
+        ids evaluation makes go into it), the programs' tables, the buffers."""
+        built = self.lazy
+        self._store = copy.deepcopy(built.store)
+        self._lock = threading.RLock()
+        self._ids: dict[Term, int] = {}
+        self._evaluators = {name: Evaluator(compiled, self._store, built.rows, self._work_budget)
+                            for name, compiled in built.programs.items()}
+        self._state = np.zeros(FIRST_STATE, dtype=np.int32)
+        self._moves = np.full(max(1, len(self._roles)), -1, dtype=np.int32)
+        self._legal = np.zeros(64, dtype=np.int32)
+        self._goals = np.zeros(max(1, len(self._roles)), dtype=np.int64)
+        self._loaded: Optional[State] = None
+
+    def for_search(self) -> "LazyStateMachine":
+        """A twin with tables of its own and the same move codes: the
+        search's playouts (one kernel call each, outside the GIL) then never
+        hold the lock the player's calls wait on. GDL-II percepts stay this
+        machine's to answer (and to close)."""
+        twin = copy.copy(self)
+        twin._own_tables()
+        twin._owns_percepts = False
+        return twin
 
     # -- conversions ----------------------------------------------------------------------
 
@@ -180,7 +198,7 @@ class LazyStateMachine(StateMachine):
         return tuple(one_goal_value(role, values, self._warn_goal) for role, values in zip(self._roles, found))
 
     def close(self) -> None:
-        if self.percept_engine is not None:
+        if self.percept_engine is not None and self._owns_percepts:
             self.percept_engine.close()
 
     # -- beyond the protocol ------------------------------------------------------------------

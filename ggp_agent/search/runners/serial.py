@@ -152,21 +152,26 @@ class _Held(Exception):
 
 
 class MachineRunner:
-    """Iterations driven from Python over any `StateMachine` (the Prolog engine).
+    """Iterations driven from Python over any `StateMachine` (the Prolog
+    engine, the lazy engine).
 
-    The engine may be shared with the player (one Prolog thread serves the
-    process), so no call of the search may keep the player waiting: `held`
-    (set by `TreeSearch.hold`) drops the iteration in progress at its next
-    engine call, and a one-call playout that took longer than
-    `SINGLE_CALL_LIMIT` switches playouts to one step per call.
+    The search runs on `machine.for_search()`. When that is the player's own
+    engine (one Prolog thread serves the process), no call of the search may
+    keep the player waiting: `held` (set by `TreeSearch.hold`) drops the
+    iteration in progress at its next engine call, and a one-call playout
+    that took longer than `SINGLE_CALL_LIMIT` switches playouts to one step
+    per call. On an engine of its own (the lazy engine's twin) a playout is
+    always one call: nobody waits on it.
     """
 
-    shares_engine = True
-    #: Longest one engine call of the search may take, seconds.
+    #: Longest one engine call of the search may take on a shared engine, seconds.
     SINGLE_CALL_LIMIT = 0.05
 
     def __init__(self, machine: StateMachine, seed: int, max_rollout: int) -> None:
-        self.machine = machine
+        engine = machine.for_search()
+        #: Whether the player calls the engine the search calls.
+        self.shares_engine = engine is machine
+        self.machine = engine
         self.roles = len(machine.roles)
         self.rng = np.array([(seed * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF or 1], dtype=np.uint64)
         self.move_codes = machine.move_codes
@@ -280,6 +285,12 @@ class MachineRunner:
                 states[new] = self.states[old]
         self.states = states
 
+    @property
+    def stepping(self) -> bool:
+        """Whether playouts go one engine call per step (a shared engine whose
+        one-call playout took longer than `SINGLE_CALL_LIMIT`)."""
+        return self._steps
+
     # -- iterations -------------------------------------------------------------------
 
     def _check(self) -> None:
@@ -298,7 +309,7 @@ class MachineRunner:
             began = time.perf_counter()
             goals, _steps, _terminal, record = machine.random_playout_moves(state, limit,
                                                                            seed=self._py_rng.randrange(2**31))
-            if time.perf_counter() - began > self.SINGLE_CALL_LIMIT:
+            if self.shares_engine and time.perf_counter() - began > self.SINGLE_CALL_LIMIT:
                 self._steps = True
         else:
             record = []

@@ -155,6 +155,24 @@ ENGINES: dict[str, EngineFactory] = {"prolog": _prolog, "propnet": _propnet, "la
 CHOOSERS = {"auto": "propnet"}
 
 
+#: What the engine named "propnet" may give: the full network, or where that
+#: does not ground, the lazy engine or a network beside the lazy goal program
+#: (`compiled_engine`).
+COMPILED_ENGINES = frozenset({"propnet", "hybrid", "lazy"})
+
+
+def serves(asked: str, used: str) -> bool:
+    """Whether a player that asked for engine `asked` plays on what it asked
+    for when it plays on `used`: a chooser's preferred engine, and for the
+    propnet any compiled engine.
+
+    >>> serves("auto", "lazy"), serves("auto", "prolog"), serves("lazy", "propnet")
+    (True, False, False)
+    """
+    wanted = first_choice(asked)
+    return used == wanted or (wanted == "propnet" and used in COMPILED_ENGINES)
+
+
 def first_choice(engine: str) -> str:
     """The engine a name asks for: itself, or a chooser's preferred engine.
 

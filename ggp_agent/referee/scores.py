@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from ..engines import first_choice
+from ..engines import serves
 from ..search.driver.reuse import reuse_summary
 
 #: z for a two-sided 95% interval.
@@ -37,12 +37,11 @@ class PlayerSummary:
     turn_stats: list = field(default_factory=list)
 
     def other_engines(self) -> dict[str, int]:
-        """Matches on an engine other than the one asked for ("auto" asks for the
-        propnet and falls back to Prolog where it does not build in time)."""
+        """Matches on an engine other than the one asked for ("auto" asks for a
+        compiled engine and falls back to Prolog where none builds in time)."""
         if self.asked_engine is None:  # a remote player: its engine is its own
             return {}
-        wanted = first_choice(self.asked_engine)
-        return {engine: count for engine, count in self.engines.items() if engine != wanted}
+        return {engine: count for engine, count in self.engines.items() if not serves(self.asked_engine, engine)}
 
     @property
     def winrate(self) -> float:

@@ -157,7 +157,8 @@ def test_a_player_that_fell_back_to_prolog_is_named_in_the_summary():
     takes longer than half of a 10 s start clock when two players build it
     in one process under load): the summary says so."""
     result = TournamentResult("knightThrough", ["agent", "agent:engine=prolog"], 40, 10, 2, "test")
-    result.summaries = [PlayerSummary("agent", matches=40, asked_engine="auto", engines={"propnet": 2, "prolog": 38}),
+    result.summaries = [PlayerSummary("agent", matches=40, asked_engine="auto",
+                                      engines={"propnet": 1, "lazy": 1, "prolog": 38}),
                         PlayerSummary("agent:engine=prolog", matches=40, asked_engine="prolog",
                                       engines={"prolog": 40})]
     warnings = engine_warnings(result)

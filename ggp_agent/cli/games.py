@@ -110,9 +110,11 @@ def run_bench(args) -> int:
     started = time.perf_counter()
     with make_state_machine(args.engine, game) as machine:
         build_s = time.perf_counter() - started
-        report = {"engine": args.engine, "game": args.game.stem, "build_s": round(build_s, 3)}
+        report = {"engine": args.engine, "engine_used": machine.engine_name, "game": args.game.stem,
+                  "build_s": round(build_s, 3)}
         report.update(machine.bench(args.seconds))
-    print(f"{report['game']} on {report['engine']}: {report['playouts_per_s']:.1f} playouts/s, "
+    used = "" if report["engine_used"] == args.engine else f" ({report['engine_used']})"
+    print(f"{report['game']} on {report['engine']}{used}: {report['playouts_per_s']:.1f} playouts/s, "
           f"{report['state_updates_per_s']:.1f} state updates/s "
           f"({report['playouts']} playouts in {report['seconds']:.2f} s, build {report['build_s']:.2f} s)")
     if "gates" in report:

@@ -79,6 +79,16 @@ def test_bench_json_is_the_last_line(capsys):
     assert report["playouts_per_s"] > 0 and report["state_updates_per_s"] > report["playouts_per_s"]
 
 
+def test_bench_names_the_engine_the_propnet_gave(capsys):
+    # tic-tac-toe grounds whole: the full network; a game past the caps names lazy or hybrid
+    assert main(["bench", TICTACTOE, "--engine", "lazy", "--seconds", "0.2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (report["engine"], report["engine_used"]) == ("lazy", "lazy")
+    assert main(["bench", TICTACTOE, "--engine", "auto", "--seconds", "0.2", "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert json.loads(out[-1])["engine_used"] == "propnet" and " on auto (propnet): " in out[0]
+
+
 def test_bench_options_reach_every_search(capsys):
     """`--option` sets a search constant for the benched rules: eight playouts
     per leaf give several iterations per new leaf where one gives about one."""

@@ -232,7 +232,7 @@ class LazyStateMachine(StateMachine):
     def bench(self, seconds: float, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS) -> dict:
         """The base class's benchmark, with the build's figures."""
         report = super().bench(seconds, max_steps)
-        report.update(engine_used=self.engine_name, lazy_build_s=self.stats["build_s"], rules=self.stats["rules"])
+        report.update(lazy_build_s=self.stats["build_s"], rules=self.stats["rules"])
         return report
 
     def random_playout(self, state: State, max_steps: int = DEFAULT_MAX_PLAYOUT_STEPS,

@@ -233,7 +233,7 @@ would repeat the position). The game ends after two passes in a row, or after
 {limit} joint moves, and is scored as it stands. Why a cap: simple ko allows
 longer cycles (triple ko), so without one a game need not end. Why 4N^2: more
 than 98% of uniformly random games (pass included) end by two passes before it
-on 5x5, nearly all on 7x7 and 9x9 (generate.go_move_limit has the figures), and
+on 5x5, nearly all on 7x7 and 9x9 (go_family.go_move_limit has the figures), and
 it is the wargame's limit too. A player's area is its stones plus the empty
 points whose empty region touches its stones only; black wins (100 / 0) when
 its area exceeds white's by more than {GO_KOMI}, that is by {margin} or more, else

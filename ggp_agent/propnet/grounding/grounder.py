@@ -188,7 +188,8 @@ class _Job:
     def run(self) -> Grounding:
         all_rules = list(self.rules) + _state_rules(self.mode)
         dynamic = dynamic_relations(all_rules)
-        self._program(all_rules, dynamic)
+        needed = relevant(all_rules)
+        self._program(all_rules, dynamic, needed)
         model = self.model
         if self.mode == "base":
             problem = self._base_problem()
@@ -196,7 +197,6 @@ class _Job:
                 raise _BaseIncomplete(problem)
 
         # -- factoring -----------------------------------------------------------------
-        needed = relevant(all_rules)
         network_rules = [rule for rule in self.rules if relation_key(rule.head) in dynamic
                          and relation_key(rule.head) in needed]
         aux_rules: list[Rule] = []
@@ -247,12 +247,12 @@ class _Job:
             seconds=time.perf_counter() - self.started, n_rules=len(network_rules), n_aux=len(aux_rules),
             notes=self.notes)
 
-    def _program(self, all_rules: list[Rule], dynamic: frozenset) -> None:
+    def _program(self, all_rules: list[Rule], dynamic: frozenset, needed: set) -> None:
         """Compute the model: each relation whole where it stays small, under
         demand where it does not (the static ones tried first, one component
         at a time; the others by a run that starts again with one more
-        relation under demand each time one grows too large)."""
-        needed = relevant(all_rules)
+        relation under demand each time one grows too large), for the
+        relations in `needed` (those the network's outputs depend on)."""
         all_rules = [rule for rule in all_rules if relation_key(rule.head) in needed]
         heads = {relation_key(rule.head) for rule in all_rules}
         asked: set = set()

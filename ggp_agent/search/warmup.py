@@ -16,38 +16,27 @@ on a 2-core machine); later runs only load the cache (a few seconds).
 from __future__ import annotations
 
 import enum
+import importlib
 import logging
+import pkgutil
 import threading
 import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Callable
 
 from numba.core.registry import CPUDispatcher
 
 from ..engines import make_state_machine
 from ..gdl import ValidatedGame, load_game
-from ..propnet.jit.decorators import dispatchers
+from ..propnet.jit.decorators import PROPNET_FOLDER, dispatchers
 from ..propnet.jit.numba_cache import counting_compilations
-from ..propnet.kernels import bits, component_kernels, lane_gates, lane_kernels, state_kernels
-from ..propnet.lazy import game_kernels as lazy_game_kernels
-from ..propnet.lazy import goal_kernels as lazy_goal_kernels
-from ..propnet.lazy import vm as lazy_vm
-from ..propnet.machine import bench
 from ..propnet.machine.compiled import COMPILED
-from ..propnet.network import component_groups, graph_kernels, order_kernels, sparse_plan
 from ..propnet.network.sparse_plan import planned
 from ..reasoner.statemachine import StateMachine
-from .choices import codes_choice
 from .registry import make_tree_search
 from .registry import make_search
-from .runners import kernels, lane_search
-from .tree import collect, iteration, mcps, regret, root, select, solver, table
 from .tree.params import PARALLEL, RULES
-
-#: Every module that defines numba kernels: what the warm-up must load.
-KERNEL_MODULES = (bits, component_groups, component_kernels, state_kernels, lane_gates, lane_kernels, sparse_plan,
-                  bench, graph_kernels, order_kernels, table, regret, select, mcps, solver, iteration, root, collect,
-                  kernels, lane_search, codes_choice, lazy_vm, lazy_game_kernels, lazy_goal_kernels)
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +124,22 @@ def ensure_warm() -> None:
             _warm = True
 
 
+def kernel_modules() -> tuple[ModuleType, ...]:
+    """Every module of the rooms that hold kernels (the propnet's and the
+    search's) that defines one: found by walking them, so that a module
+    added later is loaded by the warm-up and counted by the tests."""
+    found = []
+    for folder, package in ((PROPNET_FOLDER, "ggp_agent.propnet"), (PROPNET_FOLDER.parent / "search", "ggp_agent.search")):
+        for info in pkgutil.walk_packages([str(folder)], prefix=package + "."):
+            module = importlib.import_module(info.name)
+            if dispatchers(module):
+                found.append(module)
+    return tuple(found)
+
+
 def all_kernels() -> dict[str, CPUDispatcher]:
     """Every numba kernel of the project, by qualified name."""
-    return dispatchers(*KERNEL_MODULES)
+    return dispatchers(*kernel_modules())
 
 
 def _timed(part: str, function: Callable[[], object]) -> WarmUpStep:

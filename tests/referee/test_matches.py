@@ -100,3 +100,24 @@ def test_a_match_brings_back_the_in_process_players_own_records():
     assert searched and all("iterations" in turn["stats"] for turn in searched)
     assert sum(turn["stats"]["iterations"] for turn in searched) > 0  # (none once the solver has the root)
     assert theirs.extra["searchRule"] == "random" and mine.extra["searchRule"] == "mcps"
+
+
+@pytest.mark.parametrize("name", ["connectfour", "montyhall"])
+def test_a_match_on_the_lazy_engine_searches_and_answers_every_move(name):
+    """Both seats on the lazy engine, pondering (the search's twin runs while
+    the player answers): every reply legal and in time, every searched turn
+    with iterations, the records naming the engine; Monty Hall's percepts come
+    from the machine's own Prolog engine."""
+    game = load_game(GAMES / f"{name}.kif")
+    spec = "agent:engine=lazy,time=0.3"
+    seats = [parse_player_spec(spec) for _ in game.player_roles]
+    played = asyncio.run(play_match_with_players(game, seats, START_CLOCK, PLAY_CLOCK, seed=7))
+    record = played.record
+    assert record.is_completed and record.error_count() == 0, record.error_details
+    assert max(max(times) for times in record.move_times) < PLAY_CLOCK
+    for mine in played.player_records:
+        assert mine.extra["engine"] == "lazy"
+        searched = [turn for turn in mine.extra["turns"] if turn["source"] == "search"]
+        assert searched and sum(turn["stats"]["iterations"] for turn in searched) > 0
+    if game.dialect is Dialect.GDL_II:
+        assert_gdl2_record(game, record)

@@ -301,3 +301,20 @@ def test_at_a_simultaneous_root_the_collection_follows_our_answer():
     state = machine.next_state(state, joint)
     search.advance(joint, state, tuple(machine.legal_moves(state, 0)))
     assert search.stats()["collections"] == 1 and search.stats()["root_change_on_our_clock"]
+
+
+def test_the_figures_read_during_a_batch_are_the_new_roots_once_the_root_changed():
+    """The player reads the figures without waiting while a batch holds the
+    lock; after a root change they are the new root's, with its reply (they
+    were the last turn's until the next timed publication)."""
+    machine = machine_of("tictactoe.kif")
+    search = make_tree_search("mcps", machine, 1, seed=4)
+    state = machine.initial_state()
+    search.prepare(state)
+    search.search(300)
+    joint = [machine.legal_moves(state, 0)[4], machine.legal_moves(state, 1)[0]]
+    search.advance(joint, machine.next_state(state, joint))
+    with search._lock:  # as a batch holds it
+        figures = search.stats()
+    assert "root_change_s" in figures and len(figures["replies"]) == 1
+    search.stop()

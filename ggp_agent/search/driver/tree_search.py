@@ -234,6 +234,12 @@ class TreeSearch(Search):
             change = RootChange(found_by, self._tree_kept, *reply, seconds=0.0, our_turn=our > 1)
             self._changes.add(change)
             self._change_open = True
+            # the figures read without the lock are the new root's from now on
+            # (a turn answered before the next timed publication, under load,
+            # took the last turn's); the next batch publishes them again with
+            # the change's time
+            self._published_stats = self._stats_locked()
+            self._stats_at = 0.0
             if self._collect_pending and not self._worker.running:  # no worker: collect now, off the clock
                 self._collect_if_pending()
         change.seconds += time.perf_counter() - began

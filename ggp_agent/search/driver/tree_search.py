@@ -21,11 +21,10 @@ deadline, and stops it at STOP. Here:
 - pondering (`ponder`, the default): the worker thinks whenever the game is
   on; off, only from a root change where our role has a choice until the
   player asks for the move (fair experiments);
-- `best_move` never waits on the worker (the tree between batches, else the
-  move published after the last batch); `answer_ready` reads a flag the worker
-  sets after each batch (and a root change sets): the root is done (terminal,
-  proven), our role has at most one move, or every move but one is a proven
-  loss (`root.move_decided`);
+- `best_move` and `stats` never wait on the worker (the tree between batches, else what
+  the last batch or root change published); `answer_ready` reads a flag set after each
+  batch and at a root change: the root is done (terminal, proven), our role has at
+  most one move, or every move but one is a proven loss (`root.move_decided`);
 - `stop` interrupts the batch in progress (over a shared engine, the iteration at
   its next engine call), so a shutdown waits one batch at most.
 """
@@ -234,11 +233,7 @@ class TreeSearch(Search):
             change = RootChange(found_by, self._tree_kept, *reply, seconds=0.0, our_turn=our > 1)
             self._changes.add(change)
             self._change_open = True
-            # the figures read without the lock are the new root's from now on
-            # (a turn answered before the next timed publication, under load,
-            # took the last turn's); the next batch publishes them again with
-            # the change's time
-            self._published_stats = self._stats_locked()
+            self._published_stats = self._stats_locked()  # the new root's, again after the next batch
             self._stats_at = 0.0
             if self._collect_pending and not self._worker.running:  # no worker: collect now, off the clock
                 self._collect_if_pending()

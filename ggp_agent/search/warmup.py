@@ -29,7 +29,7 @@ from numba.core.registry import CPUDispatcher
 
 from ..engines import make_state_machine
 from ..gdl import ValidatedGame, load_game
-from ..propnet.jit.decorators import PROPNET_FOLDER, dispatchers
+from ..propnet.jit.decorators import KERNEL_FOLDERS, dispatchers
 from ..propnet.jit.numba_cache import counting_compilations
 from ..propnet.machine.compiled import COMPILED
 from ..propnet.network.sparse_plan import planned
@@ -129,8 +129,8 @@ def kernel_modules() -> tuple[ModuleType, ...]:
     search's) that defines one: found by walking them, so that a module
     added later is loaded by the warm-up and counted by the tests."""
     found = []
-    for folder, package in ((PROPNET_FOLDER, "ggp_agent.propnet"), (PROPNET_FOLDER.parent / "search", "ggp_agent.search")):
-        for info in pkgutil.walk_packages([str(folder)], prefix=package + "."):
+    for folder in KERNEL_FOLDERS:
+        for info in pkgutil.walk_packages([str(folder)], prefix=f"ggp_agent.{folder.name}."):
             module = importlib.import_module(info.name)
             if dispatchers(module):
                 found.append(module)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -375,14 +376,17 @@ def test_past_the_deadline_the_worker_waits_and_once_answered_ponders_on(nogo, t
     taken it searches on with no deadline, through the opponents' time."""
     search = make_search("mcps", nogo, 0, seed=2, threads=threads, ponder=True, memory_cap=32 << 20)
     state = nogo.initial_state()
+    others = _thread_ids()
     search.start(state, tuple(nogo.legal_moves(state, 0)))
     try:
         time.sleep(0.3)
+        workers = _thread_ids() - others  # the search's threads, not what earlier tests left winding down
+        assert len(workers) >= threads
         search.think_until(time.monotonic() + 0.05)
         time.sleep(0.2)  # the deadline passes; lanes out land
-        cpu = time.process_time()
+        cpu = _cpu_seconds(workers)
         time.sleep(0.5)
-        idle_cpu = time.process_time() - cpu
+        idle_cpu = _cpu_seconds(workers) - cpu
         assert idle_cpu < 0.1, f"the worker used {idle_cpu:.2f} s of CPU waiting for the question"
         assert search.best_move() is not None
         before = search.stats()["total_iterations"]
@@ -390,3 +394,22 @@ def test_past_the_deadline_the_worker_waits_and_once_answered_ponders_on(nogo, t
         assert search.stats()["total_iterations"] > before + 100
     finally:
         search.stop()
+
+
+def _thread_ids() -> set[int]:
+    """The kernel's ids of this process's threads (Linux)."""
+    return {int(name) for name in os.listdir("/proc/self/task")}
+
+
+def _cpu_seconds(thread_ids: set[int]) -> float:
+    """CPU time the threads have used (user and system, /proc/self/task/N/stat);
+    a thread that has ended counts no more."""
+    ticks = 0
+    for thread_id in thread_ids:
+        try:
+            with open(f"/proc/self/task/{thread_id}/stat", encoding="ascii") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15 of stat
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -61,14 +61,18 @@ def test_a_small_game_gets_the_propnet_and_the_log_says_so(caplog):
 
 
 def test_a_game_that_does_not_ground_in_time_plays_on_the_lazy_engine(caplog):
-    """The full network gives up at its share of the budget; the lazy
-    engine, which grounds nothing that depends on the state, builds in the
-    rest (the grid's 3,375,000 positions are never enumerated)."""
-    machine, choice = _choose(EXPLODING, 1.0, caplog)
+    """The full network gives up within its share of the budget (at the
+    atom cap or at its time limit, whichever comes first on the machine);
+    the lazy engine, which grounds nothing that depends on the state, builds
+    in the rest (the grid's 3,375,000 positions are never enumerated). A
+    budget of 1 s left the lazy engine 0.05-0.25 s, under load too little:
+    the grounder checks its deadline between joins, so the full network's
+    share overruns by a join."""
+    machine, choice = _choose(EXPLODING, 4.0, caplog)
     try:
         assert choice.engine == "lazy", choice
-        assert choice.build_s < 5.0  # the budget stopped the grounder
-        assert "engine: the full propnet gave up (grounding gave up (time limit)" in caplog.text
+        assert choice.build_s < 6.0  # the budget stopped the grounder
+        assert "engine: the full propnet gave up (grounding gave up (" in caplog.text
         assert f"engine: {choice.reason}" in caplog.text
         state = machine.initial_state()
         assert sorted(map(str, machine.legal_moves(state, 0))) == ["x", "y", "z"]

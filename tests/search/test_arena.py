@@ -124,7 +124,7 @@ def test_written_bytes_count_written_pages_and_not_read_ones():
     assert _written_bytes(array) == 1 << 20
 
 
-def _search_memory_samples(path: str, seconds: float, cap: int) -> dict:
+def _search_memory_samples(path: Path, seconds: float, cap: int) -> dict:
     """Run a pondering search for `seconds` and sample, every 0.5 s, whether the
     arena is full, the process's resident memory and the arena's written bytes.
 
@@ -137,7 +137,7 @@ def _search_memory_samples(path: str, seconds: float, cap: int) -> dict:
     from ggp_agent.search.warmup import warm_up
 
     warm_up()  # the kernels loaded before the search, as `serve` has them before a match
-    machine = make_state_machine("propnet", load_game(Path(path)))
+    machine = make_state_machine("propnet", load_game(path))
     try:
         state = machine.initial_state()
         search = make_tree_search("mcps", machine, 0, seed=1, memory_cap=cap)
@@ -176,7 +176,7 @@ def test_memory_stays_under_the_cap_over_a_60_s_search_on_connect_four():
     cap = 24 << 20  # small enough that the search fills it well within the minute
     runtime = 24 << 20
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        run = pool.submit(_search_memory_samples, str(path), 60.0, cap).result(timeout=600)
+        run = pool.submit(_search_memory_samples, path, 60.0, cap).result(timeout=600)
     samples, stats = run["samples"], run["stats"]
     assert run["arena_bytes"] <= cap
     assert max(rss for _, rss, _ in samples) - run["before"] <= cap + runtime
